@@ -7,22 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { kubeforgeIn } from '../helpers/cli.js';
+import { kubeforgeIn, linkKubeforgeDependencies } from '../helpers/cli.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { DIAGNOSTIC_CODES } from '../../src/diagnostics/codes.js';
 import type { OutputDocument } from '../../src/machinery/report.js';
@@ -76,11 +66,6 @@ async function json(
 
 const paths = (set: { written: { path: string }[] } | undefined) => set?.written.map((w) => w.path) ?? [];
 
-function link(target: string, at: string): void {
-  mkdirSync(join(at, '..'), { recursive: true });
-  symlinkSync(target, at);
-}
-
 function git(dir: string, ...args: string[]): string {
   const r = spawnSync(
     'git',
@@ -95,9 +80,7 @@ function git(dir: string, ...args: string[]): string {
 function project(): string {
   const dir = fresh('project');
   cpSync(join(repo, 'testdata/project'), dir, { recursive: true });
-  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
-  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
-  link(repo, join(dir, 'node_modules/kubeforge'));
+  linkKubeforgeDependencies(repo, dir);
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'release');

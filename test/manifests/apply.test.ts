@@ -5,7 +5,7 @@
  * generator rejects non-resource URLs in a namespaced Role: the API server refuses them.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,13 +16,9 @@ import { GENERATED_HEADER } from '../../src/manifests/managed-files.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { TestEnvironment } from '../../src/testing/index.js';
+import { linkKubeforgeDependencies } from '../helpers/cli.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-
-function link(target: string, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  symlinkSync(target, path, 'dir');
-}
 
 const work = mkdtempSync(join(tmpdir(), 'kf-apply-'));
 
@@ -30,9 +26,7 @@ const work = mkdtempSync(join(tmpdir(), 'kf-apply-'));
 async function generate(fixture: string): Promise<string> {
   const dir = join(work, fixture.replace('/', '-'));
   cpSync(join(repo, 'test/fixtures/manifests', fixture), dir, { recursive: true });
-  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
-  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
-  link(repo, join(dir, 'node_modules/kubeforge'));
+  linkKubeforgeDependencies(repo, dir);
   await manifestsCommand(
     { generatorVersion: 'test' },
     { cwd: dir, color: false, out: () => {}, err: (t) => assert.fail(t) },

@@ -6,17 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +14,7 @@ import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { GENERATED_HEADER } from '../../src/manifests/managed-files.js';
 import { treeHash } from '../helpers/tree.js';
+import { linkKubeforgeDependencies } from '../helpers/cli.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixtures = join(repo, 'test/fixtures/manifests');
@@ -33,19 +24,12 @@ after(() => {
   for (const d of staged) rmSync(d, { recursive: true, force: true });
 });
 
-function link(target: string, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  symlinkSync(target, path, 'dir');
-}
-
 /** Copies a fixture project to a temporary folder and links its dependencies. */
 function stage(fixture: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-cli-'));
   staged.push(dir);
   cpSync(join(fixtures, fixture), dir, { recursive: true });
-  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
-  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
-  link(repo, join(dir, 'node_modules/kubeforge'));
+  linkKubeforgeDependencies(repo, dir);
   return dir;
 }
 

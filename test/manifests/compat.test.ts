@@ -16,6 +16,7 @@ import { run } from '../../src/cli/index.js';
 import { validateObject } from '../../src/cel/index.js';
 import { COMPAT_RULES, checkCompat, diffCRDs, generatedRuleKey, type CompatBase } from '../../src/manifests/compat.js';
 import { treeHash } from '../helpers/tree.js';
+import { linkKubeforgeDependencies } from '../helpers/cli.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const corpus = join(repo, 'test/fixtures/compat/corpus');
@@ -130,11 +131,6 @@ after(() => {
   for (const d of staged) rmSync(d, { recursive: true, force: true });
 });
 
-function link(target: string, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  symlinkSync(target, path, 'dir');
-}
-
 function git(dir: string, ...args: string[]): string {
   return execFileSync(
     'git',
@@ -147,9 +143,7 @@ function project(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-compat-'));
   staged.push(dir);
   cpSync(join(repo, 'testdata/project'), dir, { recursive: true });
-  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
-  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
-  link(repo, join(dir, 'node_modules/kubeforge'));
+  linkKubeforgeDependencies(repo, dir);
   mkdirSync(join(dir, 'node_modules/.bin'));
   symlinkSync(join(repo, 'bin/kubeforge.js'), join(dir, 'node_modules/.bin/kubeforge'));
   git(dir, 'init', '-q', '-b', 'main');

@@ -7,13 +7,12 @@
  * controller-gen in test/oracle/controller-gen.test.ts.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { run } from '../../src/cli/index.js';
 import { DiagnosticError, Reporter } from '../../src/diagnostics/index.js';
 import { K8S_NEWEST_VERSION, K8S_VERSIONS, parseK8sVersion } from '../../src/manifests/k8s-version.js';
 import { recordedK8sVersion, recordedManifestsOptions } from '../../src/manifests/script.js';
@@ -22,6 +21,7 @@ import { DiskHost, Tree } from '../../src/machinery/index.js';
 import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { k8sModelSchema } from '../../src/schema/k8s/index.js';
 import { treeHash } from '../helpers/tree.js';
+import { kubeforgeIn, linkKubeforgeDependencies } from '../helpers/cli.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-k8sversion-'));
@@ -99,11 +99,6 @@ describe("an older project's manifests script: --k8s-version read (legacy, read 
   });
 });
 
-function link(target: string, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  symlinkSync(target, path, 'dir');
-}
-
 /** A project whose Kind embeds a PodTemplateSpec, Conditions and more (test/fixtures/manifests/golden/k8s). */
 function stage(name: string): string {
   const dir = join(work, name);
@@ -121,23 +116,11 @@ function stage(name: string): string {
       resources: [],
     }),
   );
-  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
-  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
-  link(repo, join(dir, 'node_modules/kubeforge'));
+  linkKubeforgeDependencies(repo, dir);
   return dir;
 }
 
-async function kubeforge(cwd: string, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'kubeforge', ...args], {
-    cwd,
-    color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-  });
-  return { code, out, err };
-}
+const kubeforge = (cwd: string, ...args: string[]) => kubeforgeIn(cwd, ...args);
 
 const CRD = 'config/crd/bases/k8s.golden.kubeforge.io_deployers.yaml';
 

@@ -6,13 +6,12 @@
  * on a real API server.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { run } from '../../src/cli/index.js';
 import { truncateDescription, truncateSchemaDescriptions } from '../../src/manifests/desc.js';
 import { recordedMaxDescLen } from '../../src/manifests/script.js';
 import { Reporter } from '../../src/diagnostics/index.js';
@@ -22,6 +21,7 @@ import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { treeHash } from '../helpers/tree.js';
 import { serializeProject } from '../../src/project/index.js';
+import { kubeforgeIn, linkKubeforgeDependencies } from '../helpers/cli.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-maxdesc-'));
@@ -112,32 +112,15 @@ describe("an older project's manifests script: --max-desc-len read (legacy, read
   });
 });
 
-function link(target: string, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  symlinkSync(target, path, 'dir');
-}
-
 function stage(name: string): string {
   const dir = join(work, name);
   cpSync(join(repo, 'test/fixtures/manifests/maxdesclen'), dir, { recursive: true });
   writeFileSync(join(dir, 'PROJECT'), PROJECT_TEXT);
-  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
-  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
-  link(repo, join(dir, 'node_modules/kubeforge'));
+  linkKubeforgeDependencies(repo, dir);
   return dir;
 }
 
-async function kubeforge(cwd: string, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'kubeforge', ...args], {
-    cwd,
-    color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-  });
-  return { code, out, err };
-}
+const kubeforge = (cwd: string, ...args: string[]) => kubeforgeIn(cwd, ...args);
 
 const CRD = 'config/crd/bases/fixtures.kubeforge.io_ships.yaml';
 

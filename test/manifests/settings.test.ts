@@ -6,12 +6,11 @@
  * project changes no file but the manifests, and a flag given by hand against the script warns.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { run } from '../../src/cli/index.js';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import {
   checkGivenSettings,
@@ -23,6 +22,7 @@ import {
 import { K8S_NEWEST_VERSION, K8S_VERSIONS } from '../../src/manifests/k8s-version.js';
 import { ProjectFile, serializeProject } from '../../src/project/index.js';
 import { treeHash } from '../helpers/tree.js';
+import { kubeforgeIn, linkKubeforgeDependencies } from '../helpers/cli.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-settings-'));
@@ -212,11 +212,6 @@ describe("PROJECT's manifests record", () => {
   });
 });
 
-function link(target: string, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  symlinkSync(target, path, 'dir');
-}
-
 function stage(name: string, project: string, script = 'kubeforge manifests'): string {
   const dir = join(work, name);
   cpSync(join(repo, 'test/fixtures/manifests/maxdesclen'), dir, { recursive: true });
@@ -225,23 +220,11 @@ function stage(name: string, project: string, script = 'kubeforge manifests'): s
     join(dir, 'package.json'),
     `${JSON.stringify({ name: 'fixture-maxdesclen', private: true, type: 'module', scripts: { manifests: script } }, null, 2)}\n`,
   );
-  link(join(repo, 'node_modules/@kubernetes'), join(dir, 'node_modules/@kubernetes'));
-  link(join(repo, 'node_modules/@types'), join(dir, 'node_modules/@types'));
-  link(repo, join(dir, 'node_modules/kubeforge'));
+  linkKubeforgeDependencies(repo, dir);
   return dir;
 }
 
-async function kubeforge(cwd: string, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'kubeforge', ...args, '--generator-version', 'test'], {
-    cwd,
-    color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-  });
-  return { code, out, err };
-}
+const kubeforge = (cwd: string, ...args: string[]) => kubeforgeIn(cwd, ...args, '--generator-version', 'test');
 
 const CRD = 'config/crd/bases/fixtures.kubeforge.io_ships.yaml';
 
