@@ -59,14 +59,12 @@ export function recordedMaxDescLenFlag(packageJson: string | undefined): { value
   const command = firstCommand(script);
   const value = command.match(FLAG)?.[2] ?? (/(^|\s)--max-desc-len(=|\s|$)/.test(command) ? '' : undefined);
   if (value === undefined) return undefined;
-  const at = packageJson.search(/"manifests"\s*:/);
-  return { value, line: at < 0 ? 1 : packageJson.slice(0, at).split('\n').length };
+  return { value, line: manifestsLine(packageJson) };
 }
 
 /** The `--max-desc-len` the package.json's `manifests` script passes, if any (undefined also for a value that is not a whole number). */
 export function recordedMaxDescLen(packageJson: string | undefined): number | undefined {
-  const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
-  const value = script === undefined ? undefined : firstCommand(script).match(FLAG)?.[2];
+  const value = recordedMaxDescLenFlag(packageJson)?.value;
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
@@ -78,8 +76,13 @@ export function recordedK8sVersion(packageJson: string | undefined): { value: st
   const script = packageJson === undefined ? undefined : manifestsScript(packageJson);
   const value = script === undefined ? undefined : firstCommand(script).match(K8S_VERSION_FLAG)?.[2];
   if (value === undefined || packageJson === undefined) return undefined;
+  return { value, line: manifestsLine(packageJson) };
+}
+
+/** The 1-based line of package.json that holds the `manifests` script (1 when not found). */
+function manifestsLine(packageJson: string): number {
   const at = packageJson.search(/"manifests"\s*:/);
-  return { value, line: at < 0 ? 1 : packageJson.slice(0, at).split('\n').length };
+  return at < 0 ? 1 : packageJson.slice(0, at).split('\n').length;
 }
 
 /** The script's first command (up to {@link firstCommandEnd}). */

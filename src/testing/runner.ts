@@ -1,8 +1,8 @@
 /**
  * `kubeforge test`: a generated project's test runner, shipped in the package (it was the
  * project's own `hack/test.mjs`, which only `alpha update` could fix). It runs the compiled tests
- * (build/test/**\/*.test.js, or the files given) with Node's test runner, each file in a process
- * of its own, TAP on `out`, in two tiers:
+ * (build/test/**\/*.test.js, or the files given) with Node's test runner in child processes, TAP
+ * on `out`, in up to three tiers:
  *   1. the unit tier, *.unit.test.js: tests on kubeforge/testing's FakeAPIServer (the Kubernetes
  *      API in memory, in the test's own process), or on no server at all. No control plane: they
  *      run first, in seconds, and need no KUBEBUILDER_ASSETS. Each file starts its own fake
@@ -14,8 +14,10 @@
  *   2. every other test file, one at a time, against ONE control plane for the whole tier
  *      (envtest's suite model): etcd and kube-apiserver start once here, after the unit tier,
  *      every test file's TestEnvironment joins them (through KUBEFORGE_TEST_KUBECONFIG) and they
- *      stop at the end.
- * Each tier prints its own TAP summary; the run fails when a test of either fails, or when a file
+ *      stop at the end;
+ *   3. e2e files, only when named (build/test/e2e/..., see {@link isE2e}): one at a time, with no
+ *      control plane, since they deploy to a cluster of their own.
+ * Each tier prints its own TAP summary; the run fails when a test of any fails, or when a file
  * given did not report (a test that calls process.exit(0) ends its process early: a failing test
  * names the files whose tests did not all run). The test processes run with source maps on.
  * A test file run alone (`node --test build/test/...`) starts its own control plane when it needs one.
