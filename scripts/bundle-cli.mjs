@@ -9,6 +9,7 @@
 // Run by `npm run build` after tsc; the output is deterministic (same dist/, same bytes).
 // @ts-check
 import { build } from 'esbuild';
+import { renameSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,10 +22,13 @@ if (args.length > 0 && (args.length !== 2 || args[0] !== '--outfile')) {
   process.exit(2);
 }
 const outfile = args[1] ? resolve(args[1]) : resolve(cli, 'start.cjs');
+const partial = `${outfile}.${process.pid}.partial`;
 
 await build({
   entryPoints: [resolve(cli, 'index.js')],
-  outfile,
+  // Written beside and renamed into place: a build stopped half-way never leaves a bin/ that
+  // requires half a bundle (an older whole one, or none, makes bin/ run the ES modules).
+  outfile: partial,
   absWorkingDir: root,
   bundle: true,
   platform: 'node',
@@ -51,3 +55,4 @@ await build({
     },
   ],
 });
+renameSync(partial, outfile);
