@@ -45,7 +45,14 @@ import { MissingIndexError } from './errors.js';
 import type { RestClient } from '../client/rest.js';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, asPartialObjectMetadata, resourcePath } from '../client/types.js';
 import { reviveDates } from '../client/dates.js';
-import { type HashRange, ShardMatcher, type ShardSpec, sameRanges, shardSelector } from '../sharding/ranges.js';
+import {
+  type HashRange,
+  ShardMatcher,
+  type ShardSpec,
+  sameRanges,
+  shardSelector,
+  subtractRanges,
+} from '../sharding/ranges.js';
 
 /**
  * One cached object, a fixed-shape class so that V8 keeps its fields in-object (no per-entry
@@ -87,6 +94,8 @@ export interface InformerStats {
   events: number;
   /** Back-off waits cut short because the server answered again. */
   recoveries: number;
+  /** Shard ranges given up (none taken) without listing again: the watch went on with the narrower selector. */
+  shardRewatches: number;
 }
 
 /** `namespace/name`, or `name` for cluster-scoped objects (client-go's MetaNamespaceKeyFunc). */
@@ -259,6 +268,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     watchErrors: 0,
     events: 0,
     recoveries: 0,
+    shardRewatches: 0,
   };
   private readonly log: Logger;
   /** Namespaces, label keys and values shared between entries. */
@@ -304,9 +314,12 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   /**
    * @internal Moves a sharded informer to other ranges (a sharded Manager's replica took or gave
    * up ranges): objects outside the new ranges leave the store at once without a delete event
-   * (they were not deleted: another replica holds them now), and the informer lists again with
-   * the new selector, so objects of ranges just taken arrive as adds. With no ranges it holds
-   * nothing and lists nothing.
+   * (they were not deleted: another replica holds them now). When ranges were added, the
+   * informer lists again with the new selector, so objects of ranges just taken arrive as adds.
+   * When ranges were only given up (a member joined: consistent hashing only ever takes ranges
+   * from the others), what it holds is already complete: it watches on from the resourceVersion
+   * it had, with the narrower selector, and lists nothing. With no ranges it holds nothing and
+   * lists nothing.
    */
   setShardRanges(ranges: readonly HashRange[]): void {
     const spec = this.opts.shard;
@@ -315,6 +328,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (sameRanges(ranges, this.shardMatcher.ranges)) return;
     const next = new ShardMatcher({ field: spec.field, ranges });
     const hadSelector = this.shardSelectorText !== undefined;
+    // Only given up: nothing new to list (see above). Ranges added, or none held before: list.
+    const shrinkOnly = hadSelector && subtractRanges(next.ranges, this.shardMatcher.ranges).length === 0;
     this.shardMatcher = next;
     this.shardSelectorText =
       next.ranges.length > 0 ? shardSelector({ field: spec.field, ranges: next.ranges }) : undefined;
@@ -322,8 +337,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     if (!hadSelector) this.shardMode_ = undefined;
     for (const [key, e] of [...this.entries])
       if (!next.matches(this.parse(e))) this.remove(key, undefined, false, false);
-    this.relistRequested = true;
-    this.restartAC?.abort();
+    if (!shrinkOnly) this.relistRequested = true;
+    else this.stats_.shardRewatches++;
+    // A watch with the old selector would go on sending the ranges given up (filtered out on
+    // arrival, but sent): restart it with the new one. Filtering client-side, it asks for all anyway.
+    if (!shrinkOnly || this.shardMode_ !== 'client') this.restartAC?.abort();
   }
 
   /** True while run() runs. */
@@ -973,14 +991,12 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
           }
           healthySince = Date.now();
           await this.watchOnce(round);
-          if (restart.signal.aborted) needList = true;
           backoff = initialBackoff;
         } catch (err) {
           if (signal.aborted) break;
-          if (restart.signal.aborted) {
-            needList = true;
-            continue;
-          }
+          // The ranges changed (setShardRanges): a list cut short is still needed (needList was
+          // not cleared); a watch cut short goes on from lastRV, unless a relist was requested.
+          if (restart.signal.aborted) continue;
           if (err instanceof GoneError || isGone(err)) {
             this.stats_.relistsAfterGone++;
             this.log.info({ resourceVersion: this.lastRV }, 'watch resourceVersion expired (410 Gone); relisting');

@@ -24,6 +24,7 @@ import {
   equalRanges,
   fnv1a64,
   shardSelector,
+  subtractRanges,
 } from '../../../src/runtime/sharding/index.js';
 import { waitFor } from '../controller/harness.js';
 
@@ -273,6 +274,50 @@ describe('a sharded informer holds its shard, filtered by the server where it ca
       await c.stop();
     }
   });
+
+  for (const which of ['gated', 'plain'] as const)
+    it(`${which} server: ranges given up (a member joined) are dropped without a list and the watch goes on; ranges taken are listed`, async () => {
+      const s = which === 'gated' ? gated : plain;
+      // Alone in the ring, then a second member joins: consistent hashing only takes from r0.
+      const alone: ShardSpec = { field: 'uid', ranges: assignRanges(['r0'], 8).get('r0')! };
+      const joined = assignRanges(['r0', 'r1'], 8).get('r0')!;
+      assert.equal(subtractRanges(joined, alone.ranges).length, 0, 'r0 after the join holds a part of what it held');
+      const c = await shardedCache(s, alone);
+      try {
+        const all = (await serverList(s)).items;
+        assert.deepEqual(c.held(), keys(all));
+        const before = c.informer.stats();
+        c.informer.setShardRanges(joined);
+        const matcher = new ShardMatcher({ field: 'uid', ranges: joined });
+        const share = keys(all.filter((o) => matcher.matches(o)));
+        assert.ok(share.length > 0 && share.length < all.length);
+        assert.deepEqual(c.held(), share, 'the ranges given up leave the store at once');
+        // New objects after the change: only those of the narrower share arrive.
+        const client = newClient(s.config);
+        const created = await Promise.all(
+          Array.from({ length: 30 }, (_, i) => client.create(configMap('shard-d', `join-${i}`))),
+        );
+        const inShare = created.filter((o) => matcher.matches(o)).map(keyOf);
+        assert.ok(inShare.length > 0 && inShare.length < created.length);
+        await waitFor('the new objects of the share in the cache', () => inShare.every((k) => c.held().includes(k)));
+        // The server filters: the watch starts again with the narrower selector. Filtering
+        // client-side, the watch asks for everything anyway and goes on as it was.
+        if (which === 'gated') await waitFor('the watch restarted', () => c.informer.stats().watches > before.watches);
+        const after = c.informer.stats();
+        if (which === 'plain') assert.equal(after.watches, before.watches);
+        assert.equal(after.lists, before.lists, 'nothing listed again for ranges given up');
+        assert.equal(after.shardRewatches, before.shardRewatches + 1);
+        assert.deepEqual(c.held(), [...share, ...inShare].sort(), 'nothing outside the share cached');
+        // The second member leaves: r0 takes its ranges back, and lists them.
+        c.informer.setShardRanges(alone.ranges);
+        await waitFor('everything held again', () => c.held().length === all.length + created.length);
+        assert.equal(c.informer.stats().lists, after.lists + 1, 'ranges taken are listed');
+        assert.deepEqual(c.held(), keys([...all, ...created]));
+        for (const o of created) await client.delete(o);
+      } finally {
+        await c.stop();
+      }
+    });
 
   it('namespace sharding: the gated and the ungated server’s informers hold the very same keys', async () => {
     const hashes = NAMESPACES.map((ns) => fnv1a64(ns));
