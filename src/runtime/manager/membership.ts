@@ -389,6 +389,7 @@ export class ShardMember implements ShardGate {
       }
     })();
     const balancing = (async () => {
+      await this.settle(signal);
       while (!signal.aborted && this.lostReason === undefined) {
         try {
           await this.rebalance(signal);
@@ -403,6 +404,30 @@ export class ShardMember implements ShardGate {
       await Promise.race([Promise.all([renewing, balancing]), lost]);
     } finally {
       if (signal.aborted) this.renewalsStopped = true;
+    }
+  }
+
+  /**
+   * Before its first claim, a member that just joined waits until the ring's live members stay the
+   * same over one retry period (at most a lease duration): replicas started together (a
+   * Deployment's first rollout) see each other first, so each claims, lists and caches only its
+   * share, instead of the first one up taking the whole space for a moment (its memory peak the
+   * whole cache, which sharding was to avoid) and every later join closing ranges on it. Costs a
+   * lone member one retry period at start. A look that fails ends the wait (the rounds retry).
+   */
+  private async settle(signal: AbortSignal): Promise<void> {
+    const end = this.clock.now() + this.leaseDurationMs;
+    let seen: string | undefined;
+    while (!signal.aborted && this.clock.now() < end) {
+      let members: string;
+      try {
+        members = [...(await this.readRing(signal)).keys()].sort().join('\n');
+      } catch {
+        return;
+      }
+      if (members === seen) return;
+      seen = members;
+      await sleep(this.retryPeriodMs, signal);
     }
   }
 

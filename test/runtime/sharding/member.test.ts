@@ -10,6 +10,7 @@ import { FakeAPIServer, recordSpans } from '../../../src/testing/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import {
   HASH_SPACE_END,
+  type HashRange,
   assignRanges,
   coverage,
   intersectRanges,
@@ -78,6 +79,31 @@ describe('ShardMember on Leases', () => {
       assert.deepEqual(leases.items.map((l) => l.metadata.name).sort(), ms.map((m) => m.leaseName).sort());
     } finally {
       await stop();
+    }
+  });
+
+  it('members started together (within a retry period) each open only their share: none takes the whole space first', async () => {
+    const ms = ['a', 'b', 'c'].map((id) => member('together', id));
+    const opened = new Map(ms.map((m) => [m, [] as HashRange[]]));
+    for (const m of ms) m.onOpened((r) => opened.get(m)!.push(...r));
+    const ac = new AbortController();
+    const done: Promise<unknown>[] = [];
+    try {
+      for (const m of ms) {
+        done.push(m.run(ac.signal).catch(() => undefined));
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      await eventually(() => ms.every((m) => m.settled()), 'all settled', 30_000);
+      assert.ok(disjointAndComplete(ms));
+      const want = assignRanges(ms.map((m) => m.leaseName));
+      for (const m of ms)
+        assert.ok(
+          sameRanges(unionRanges([], opened.get(m)!), want.get(m.leaseName)!),
+          `${m.identity} opened exactly its share (${coverage(unionRanges([], opened.get(m)!)).toFixed(3)} of the space), nothing it had to give up`,
+        );
+    } finally {
+      ac.abort();
+      await Promise.all(done);
     }
   });
 
