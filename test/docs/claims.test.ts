@@ -319,3 +319,215 @@ describe('ARCHITECTURE.md names what the code is', () => {
     );
   });
 });
+
+// --- Behavioural claims name the test that holds them (issue #41, point 10) ---
+// The convention (test/README.md, "Docs name the test that holds a claim"): a claim is followed by
+// `(held by `test/x.test.ts`: "an it() title")`, or a section ends with a `Held by:` line listing
+// test files, each with the quoted titles of its tests that hold the section's claims:
+//   Held by: `test/a.test.ts` ("title one"; "title two"), `test/b.test.ts`.
+// Checked here: every backticked test file a doc names exists; every quoted title after it is the
+// literal first argument of an `it(` / `test(` / `describe(` call in that file (a template
+// literal's `${...}` parts match anything; a title quoted with a trailing `…` is a prefix of one);
+// and every section (a heading of level 1 to 3 to the next) of the pages in CLAIM_PAGES names at
+// least one test file, bar the headings listed in NO_CLAIM_SECTIONS and an "Untested claims" note.
+
+/** The pages of behaviour whose every section must name a test that holds it. */
+const CLAIM_PAGES = [
+  'docs/scaling.md',
+  'docs/observability.md',
+  'docs/testing.md',
+  'docs/webhooks.md',
+  'docs/controllers.md',
+  'docs/manifests.md',
+  'docs/commands.md',
+];
+
+/** Sections of CLAIM_PAGES that make no claim of behaviour of their own: page -> heading -> why. */
+const NO_CLAIM_SECTIONS: Record<string, Record<string, string>> = {};
+
+/** A backticked test file, then optionally `: "title"` or ` ("title"; "title")`. */
+const TEST_REF = /`(test\/[\w./-]+\.test\.ts)`((?::\s*|\s*\()"[^"\n]+"(?:\s*[;,]\s*"[^"\n]+")*\)?)?/g;
+
+export interface TestReference {
+  file: string;
+  titles: string[];
+  line: number;
+}
+
+/** The test references of a Markdown text, outside fenced code blocks. */
+export function testReferences(text: string): TestReference[] {
+  const out: TestReference[] = [];
+  let fenced = false;
+  text.split('\n').forEach((raw, i) => {
+    if (/^\s*```/.test(raw)) {
+      fenced = !fenced;
+      return;
+    }
+    if (fenced) return;
+    for (const m of raw.matchAll(TEST_REF)) {
+      const titles = [...(m[2] ?? '').matchAll(/"([^"\n]+)"/g)].map((t) => t[1]!);
+      out.push({ file: m[1]!, titles, line: i + 1 });
+    }
+  });
+  return out;
+}
+
+/**
+ * The titles a test file declares: the first argument of each `it(`, `test(`, `describe(` call (and
+ * `.skip`/`.only`/`.todo` forms, and `t.test(`) when it is a string literal; a template literal's
+ * `${...}` parts become wildcards.
+ */
+export function declaredTitles(code: string): { parts: string[]; re: RegExp }[] {
+  const out: { parts: string[]; re: RegExp }[] = [];
+  const call = /\b(?:it|test|describe)(?:\.(?:skip|only|todo))?\(\s*(['"`])/g;
+  for (let m = call.exec(code); m; m = call.exec(code)) {
+    const quote = m[1]!;
+    const parts: string[] = [''];
+    let i = call.lastIndex;
+    for (; i < code.length && code[i] !== quote; i++) {
+      if (code[i] === '\\') parts[parts.length - 1] += code[++i] === 'n' ? '\n' : code[i];
+      else if (quote === '`' && code[i] === '$' && code[i + 1] === '{') {
+        let depth = 0;
+        for (; i < code.length; i++) {
+          if (code[i] === '{') depth++;
+          else if (code[i] === '}' && --depth === 0) break;
+        }
+        parts.push('');
+      } else parts[parts.length - 1] += code[i];
+    }
+    call.lastIndex = i + 1;
+    out.push({ parts, re: new RegExp(`^${parts.map(escapeRegExp).join('.*')}$`, 's') });
+  }
+  return out;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Whether a title quoted in a doc is one `declared` holds. With `…` at its end it is a prefix: of a
+ * title's text before its first `${...}`, or longer than a whole template title it starts with.
+ */
+function titleDeclared(title: string, declared: { parts: string[]; re: RegExp }[]): boolean {
+  if (!title.endsWith('…')) return declared.some(({ re }) => re.test(title));
+  const prefix = title.slice(0, -1);
+  return declared.some(
+    ({ parts, re }) =>
+      parts[0]!.startsWith(prefix) || (parts.length > 1 && new RegExp(re.source.slice(0, -1), 's').test(prefix)),
+  );
+}
+
+/** The sections of a Markdown text: each heading of level 1 to 3, outside code blocks, to the next one. */
+export function sections(text: string): { heading: string; line: number; body: string }[] {
+  const out: { heading: string; line: number; body: string }[] = [];
+  let fenced = false;
+  text.split('\n').forEach((raw, i) => {
+    if (/^\s*```/.test(raw)) fenced = !fenced;
+    const h = fenced ? null : /^#{1,3} (.+)$/.exec(raw);
+    if (h) out.push({ heading: h[1]!.trim(), line: i + 1, body: '' });
+    else if (out.length > 0) out[out.length - 1]!.body += `${raw}\n`;
+  });
+  return out;
+}
+
+/**
+ * What is wrong with a doc's test references: a named test file that does not exist, a quoted title
+ * its file does not declare, and (when `requireSections`) a section that names no test file.
+ */
+export function claimProblems(
+  doc: string,
+  text: string,
+  readTest: (file: string) => string | undefined | null,
+  requireSections: boolean,
+  noClaim: Record<string, string> = {},
+): string[] {
+  const wrong: string[] = [];
+  for (const { file, titles, line } of testReferences(text)) {
+    const code = readTest(file);
+    if (code === null) continue; // a generated project's test, named as an example
+    if (code === undefined) {
+      wrong.push(`${doc}:${line}: no test file ${file}`);
+      continue;
+    }
+    const declared = declaredTitles(code);
+    for (const t of titles)
+      if (!titleDeclared(t, declared)) wrong.push(`${doc}:${line}: ${file} has no test titled "${t}"`);
+  }
+  if (requireSections) {
+    for (const { heading, line, body } of sections(text)) {
+      if (heading in noClaim || /^Untested claims\b/.test(heading)) continue;
+      if (!testReferences(body).some(({ file }) => readTest(file) !== null))
+        wrong.push(`${doc}:${line}: section "${heading}" names no test that holds its claims`);
+    }
+  }
+  return wrong;
+}
+
+describe('the docs name the tests that hold their claims', () => {
+  // A test of kubeforge's; null for a generated project's (`test/controller/..._controller.test.ts`).
+  const readTest = (file: string) =>
+    existsSync(join(root, file))
+      ? readFileSync(join(root, file), 'utf8')
+      : existsSync(join(PROJECT, file)) || projectExample(file)
+        ? null
+        : undefined;
+
+  for (const doc of DOCS) {
+    it(`${doc}: every named test file and test title exists${CLAIM_PAGES.includes(doc) ? ', every section names one' : ''}`, () => {
+      const text = readFileSync(join(root, doc), 'utf8');
+      const required = CLAIM_PAGES.includes(doc);
+      assert.deepEqual(claimProblems(doc, text, readTest, required, NO_CLAIM_SECTIONS[doc]), []);
+      if (required) {
+        const refs = testReferences(text);
+        assert.ok(
+          refs.some((r) => r.titles.length > 0),
+          `${doc} quotes no test title: the title check would pass on anything`,
+        );
+      }
+    });
+  }
+
+  it('lists only pages that exist and exempt sections that still exist', () => {
+    for (const page of CLAIM_PAGES) assert.ok(DOCS.includes(page), `${page} is not a doc`);
+    for (const [page, headings] of Object.entries(NO_CLAIM_SECTIONS)) {
+      const present = sections(readFileSync(join(root, page), 'utf8')).map((s) => s.heading);
+      for (const h of Object.keys(headings)) assert.ok(present.includes(h), `${page} has no section "${h}"`);
+    }
+  });
+
+  it('a missing test file, a missing title and a section naming no test fail the check', () => {
+    const files: Record<string, string> = {
+      'test/a.test.ts':
+        "describe('the a', () => {\n  it('keeps its word', () => {});\n  it(`checks ${kind} twice`, () => {});\n});\n",
+    };
+    const doc = [
+      '# Page',
+      'It keeps its word (held by `test/a.test.ts`: "keeps its word").',
+      '## Good',
+      'Held by: `test/a.test.ts` ("checks Memcached twice"; "the a"; "keeps its…").',
+      '## Bad title',
+      'Held by: `test/a.test.ts`: "keeps its promise".',
+      '## Bad file',
+      'Held by: `test/gone.test.ts`.',
+      '## No reference',
+      'It does what it says, held by nothing.',
+      '```',
+      '## not a heading, inside a fence: `test/fenced.test.ts`',
+      '```',
+      '## Untested claims',
+      '- it is fast',
+    ].join('\n');
+    assert.deepEqual(
+      claimProblems('doc.md', doc, (f) => files[f], true),
+      [
+        'doc.md:6: test/a.test.ts has no test titled "keeps its promise"',
+        'doc.md:8: no test file test/gone.test.ts',
+        'doc.md:9: section "No reference" names no test that holds its claims',
+      ],
+    );
+    // Without the section rule only the references are checked; an exempt heading is skipped.
+    assert.deepEqual(claimProblems('doc.md', doc, (f) => files[f], false).length, 2);
+    assert.deepEqual(claimProblems('doc.md', doc, (f) => files[f], true, { 'No reference': 'x' }).length, 2);
+  });
+});
