@@ -345,6 +345,7 @@ const CLAIM_PAGES = [
 /** Sections of CLAIM_PAGES that make no claim of behaviour of their own: page -> heading -> why. */
 const NO_CLAIM_SECTIONS: Record<string, Record<string, string>> = {
   'docs/controllers.md': { 'Writing controllers': 'one line naming what the page covers' },
+  'docs/testing.md': { 'Testing operators': 'one line naming what the page covers' },
   'docs/manifests.md': { 'Manifests: compatibility, marker discovery, checks': 'one line naming what the page covers' },
 };
 
