@@ -340,6 +340,9 @@ const CLAIM_PAGES = [
   'docs/controllers.md',
   'docs/manifests.md',
   'docs/commands.md',
+  'docs/kubebuilder.md',
+  'docs/memcached.md',
+  'docs/demo.md',
 ];
 
 /** Sections of CLAIM_PAGES that make no claim of behaviour of their own: page -> heading -> why. */
