@@ -343,11 +343,18 @@ const CLAIM_PAGES = [
   'docs/kubebuilder.md',
   'docs/memcached.md',
   'docs/demo.md',
+  'README.md',
 ];
 
 /** Sections of CLAIM_PAGES that make no claim of behaviour of their own: page -> heading -> why. */
 const NO_CLAIM_SECTIONS: Record<string, Record<string, string>> = {
   'docs/controllers.md': { 'Writing controllers': 'one line naming what the page covers' },
+  'README.md': {
+    kubeforge: 'the tagline; each of its claims is a section below',
+    Contents: 'links to the sections',
+    Documentation: 'a table of the pages',
+    Testing: 'no test holds it: its claims are under Untested claims',
+  },
   'docs/testing.md': { 'Testing operators': 'one line naming what the page covers' },
   'docs/manifests.md': { 'Manifests: compatibility, marker discovery, checks': 'one line naming what the page covers' },
 };
