@@ -393,7 +393,8 @@ export function testReferences(text: string): TestReference[] {
  */
 export function declaredTitles(code: string): { parts: string[]; re: RegExp }[] {
   const out: { parts: string[]; re: RegExp }[] = [];
-  const call = /\b(?:it|test|describe)(?:\.(?:skip|only|todo))?\(\s*(['"`])/g;
+  // `it(`, `describe.skip(`, a subtest's `t.test(`; not `re.test('...')`.
+  const call = /(?:(?<![\w$.])(?:it|test|describe)|\bt\.test)(?:\.(?:skip|only|todo))?\(\s*(['"`])/g;
   for (let m = call.exec(code); m; m = call.exec(code)) {
     const quote = m[1]!;
     const parts: string[] = [''];
@@ -513,7 +514,7 @@ describe('the docs name the tests that hold their claims', () => {
   it('a missing test file, a missing title and a section naming no test fail the check', () => {
     const files: Record<string, string> = {
       'test/a.test.ts':
-        "describe('the a', () => {\n  it('keeps its word', () => {});\n  it(`checks ${kind} twice`, () => {});\n});\n",
+        "describe('the a', () => {\n  it('keeps its word', () => {});\n  it(`checks ${kind} twice`, () => {});\n  assert.ok(/x/.test('keeps its promise'));\n});\n",
     };
     const doc = [
       '# Page',
