@@ -17,6 +17,7 @@ import type { KindVersion } from '../analysis/analyze.js';
 import type { Location, MarkerValue } from '../collector/collector.js';
 import type { KindMarkerName, MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
+import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { setCRDOrigin } from '../schema/origin.js';
 import { truncateSchemaDescriptions } from './desc.js';
 
@@ -88,8 +89,8 @@ export function generateCRDs(
   }
   const out: CRDManifest[] = [];
   // One memo for every CRD: the shared (frozen) schemas of Kubernetes types are truncated once.
-  const memo = new WeakMap<object, Record<string, unknown>>();
-  const schemaOf = (s: Record<string, unknown>) =>
+  const memo = new WeakMap<JSONSchemaProps, JSONSchemaProps>();
+  const schemaOf = (s: JSONSchemaProps) =>
     maxDescLen === undefined ? s : truncateSchemaDescriptions(s, maxDescLen, memo);
   for (const [groupKind, all] of byGroupKind) {
     const crd = generateOne(groupKind, all, generatorVersion, reporter, rel, schemaOf);
@@ -112,7 +113,7 @@ export type CRDPrinterColumn = {
 /** One version of a CRD, as the API server reads it (the fields kubeforge writes). */
 export type CRDVersion = {
   name: string;
-  schema: { openAPIV3Schema: Record<string, unknown> };
+  schema: { openAPIV3Schema: JSONSchemaProps };
   served: boolean;
   storage: boolean;
   deprecated?: boolean;
@@ -312,7 +313,7 @@ function generateOne(
   generatorVersion: string,
   reporter: Reporter,
   rel: (file: string) => string,
-  schemaOf: (s: Record<string, unknown>) => Record<string, unknown>,
+  schemaOf: (s: JSONSchemaProps) => JSONSchemaProps,
 ): CRDManifest | undefined {
   const versions = all
     .filter((v) => markersNamed(v, 'SkipVersion').length === 0)
@@ -334,7 +335,7 @@ function generateOne(
   for (const v of versions) {
     const version: CRDVersion = {
       name: v.version,
-      schema: { openAPIV3Schema: schemaOf(v.schema as Record<string, unknown>) },
+      schema: { openAPIV3Schema: schemaOf(v.schema) },
       served: true,
       storage: versions.length === 1,
     };
