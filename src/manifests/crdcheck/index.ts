@@ -20,6 +20,7 @@ import { missingField, parsePrintColumnPath } from './jsonpath.js';
 import { webhookPathProblem } from '../../project/naming.js';
 import type { Location, MarkerValue } from '../../collector/collector.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
+import type { CRDManifest } from '../crd.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
 import { CODES } from './codes.js';
 import type { RuleViolation } from './cel.js';
@@ -742,7 +743,7 @@ function dedupe(list: Diagnostic[]): Diagnostic[] {
  * analysis said why, once).
  */
 export function checkGeneratedCRDs(
-  crds: readonly object[],
+  crds: readonly CRDManifest[],
   analysisDiagnostics: readonly Diagnostic[],
   options: CheckCRDOptions = {},
 ): Diagnostic[][] {
