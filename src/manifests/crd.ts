@@ -163,8 +163,8 @@ interface CRDTarget {
   groupKind: string;
   reporter: Reporter;
   rel: (file: string) => string;
-  /** Which marker set each `@Resource` argument, and `spec.conversion` (versions must agree). */
-  setBy: Map<string, MarkerValue>;
+  /** Which marker set each `@Resource` argument (and to what), and `spec.conversion` (versions must agree). */
+  setBy: Map<string, { marker: MarkerValue; value?: unknown }>;
 }
 
 /** How a Kind-level marker reaches the CRD: applied to it, or read by another part (and which). */
@@ -250,11 +250,11 @@ function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
   for (const [k, val] of Object.entries(m.args) as [keyof typeof set, never][]) {
     if (val === undefined) continue;
     const from = to.setBy.get(`Resource.${k}`);
-    if (from && JSON.stringify((from.args as Record<string, unknown>)[k]) !== JSON.stringify(val)) {
+    if (from && JSON.stringify(from.value) !== JSON.stringify(val)) {
       to.reporter.report(
         error(
           'KF4007',
-          `@Resource ${k} of ${to.groupKind} differs between versions (${JSON.stringify((from.args as Record<string, unknown>)[k])} at ${to.rel(from.file)}:${from.line}, ${JSON.stringify(val)} here)`,
+          `@Resource ${k} of ${to.groupKind} differs between versions (${JSON.stringify(from.value)} at ${to.rel(from.marker.file)}:${from.marker.line}, ${JSON.stringify(val)} here)`,
           {
             ...at(m),
             hint: 'give every version the same resource names, or set them on one version only',
@@ -263,7 +263,7 @@ function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
       );
       continue;
     }
-    to.setBy.set(`Resource.${k}`, m);
+    to.setBy.set(`Resource.${k}`, { marker: m, value: val });
     set[k](val);
   }
 }
@@ -287,7 +287,7 @@ function applyConversionWebhook(m: MarkerValue<'ConversionWebhook'>, to: CRDTarg
     to.reporter.report(
       error(
         'KF4008',
-        `@ConversionWebhook of ${to.groupKind} differs between versions (also at ${to.rel(from.file)}:${from.line})`,
+        `@ConversionWebhook of ${to.groupKind} differs between versions (also at ${to.rel(from.marker.file)}:${from.marker.line})`,
         {
           ...at(m),
           hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
@@ -297,7 +297,7 @@ function applyConversionWebhook(m: MarkerValue<'ConversionWebhook'>, to: CRDTarg
   }
   if (!spec.conversion) {
     spec.conversion = c;
-    to.setBy.set('ConversionWebhook', m);
+    to.setBy.set('ConversionWebhook', { marker: m });
   }
 }
 
@@ -331,7 +331,7 @@ function generateOne(
       versions: [],
     },
   };
-  const setBy = new Map<string, MarkerValue>();
+  const setBy: CRDTarget['setBy'] = new Map();
   for (const v of versions) {
     const version: CRDVersion = {
       name: v.version,
