@@ -22,6 +22,7 @@ import type { Location } from '../collector/collector.js';
 import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin.js';
 import type { Finding as ReportFinding } from '../machinery/report.js';
 import { CRD_DIR } from './managed-files.js';
+import type { CRDManifest } from './crd.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
 import { ruleImpliedBy } from '../cel/implies.js';
 
@@ -881,7 +882,7 @@ export interface CompatOptions {
 }
 
 /** The located diagnostics of the generated CRDs against the base, `--allow` applied. */
-export function checkCompat(base: CompatBase, crds: readonly Obj[], options: CompatOptions = {}): Diagnostic[] {
+export function checkCompat(base: CompatBase, crds: readonly CRDManifest[], options: CompatOptions = {}): Diagnostic[] {
   const allow = options.allow ?? new Set<string>();
   const byGK = new Map(crds.map((c) => [groupKindOf(c), c]));
   const out: Diagnostic[] = [];
@@ -967,7 +968,11 @@ export function checkCompat(base: CompatBase, crds: readonly Obj[], options: Com
 }
 
 /** One line for the end of a run: how many CRDs were compared, with what. */
-export function compatSummary(base: CompatBase, crds: readonly Obj[], diagnostics: readonly Diagnostic[]): string {
+export function compatSummary(
+  base: CompatBase,
+  crds: readonly CRDManifest[],
+  diagnostics: readonly Diagnostic[],
+): string {
   const names = new Set(crds.map(groupKindOf));
   const compared = new Set(base.crds.map((b) => groupKindOf(b.crd)).filter((gk) => names.has(gk))).size;
   const n = diagnostics.length;

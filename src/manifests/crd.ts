@@ -17,6 +17,7 @@ import type { KindVersion } from '../analysis/analyze.js';
 import type { Location, MarkerValue } from '../collector/collector.js';
 import type { KindMarkerName, MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
+import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { setCRDOrigin } from '../schema/origin.js';
 import { truncateSchemaDescriptions } from './desc.js';
 
@@ -88,8 +89,8 @@ export function generateCRDs(
   }
   const out: CRDManifest[] = [];
   // One memo for every CRD: the shared (frozen) schemas of Kubernetes types are truncated once.
-  const memo = new WeakMap<object, Record<string, unknown>>();
-  const schemaOf = (s: Record<string, unknown>) =>
+  const memo = new WeakMap<JSONSchemaProps, JSONSchemaProps>();
+  const schemaOf = (s: JSONSchemaProps) =>
     maxDescLen === undefined ? s : truncateSchemaDescriptions(s, maxDescLen, memo);
   for (const [groupKind, all] of byGroupKind) {
     const crd = generateOne(groupKind, all, generatorVersion, reporter, rel, schemaOf);
@@ -112,7 +113,7 @@ export type CRDPrinterColumn = {
 /** One version of a CRD, as the API server reads it (the fields kubeforge writes). */
 export type CRDVersion = {
   name: string;
-  schema: { openAPIV3Schema: Record<string, unknown> };
+  schema: { openAPIV3Schema: JSONSchemaProps };
   served: boolean;
   storage: boolean;
   deprecated?: boolean;
@@ -162,8 +163,8 @@ interface CRDTarget {
   groupKind: string;
   reporter: Reporter;
   rel: (file: string) => string;
-  /** Which marker set each `@Resource` argument, and `spec.conversion` (versions must agree). */
-  setBy: Map<string, MarkerValue>;
+  /** Which marker set each `@Resource` argument (and to what), and `spec.conversion` (versions must agree). */
+  setBy: Map<string, { marker: MarkerValue; value?: unknown }>;
 }
 
 /** How a Kind-level marker reaches the CRD: applied to it, or read by another part (and which). */
@@ -249,11 +250,11 @@ function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
   for (const [k, val] of Object.entries(m.args) as [keyof typeof set, never][]) {
     if (val === undefined) continue;
     const from = to.setBy.get(`Resource.${k}`);
-    if (from && JSON.stringify((from.args as Record<string, unknown>)[k]) !== JSON.stringify(val)) {
+    if (from && JSON.stringify(from.value) !== JSON.stringify(val)) {
       to.reporter.report(
         error(
           'KF4007',
-          `@Resource ${k} of ${to.groupKind} differs between versions (${JSON.stringify((from.args as Record<string, unknown>)[k])} at ${to.rel(from.file)}:${from.line}, ${JSON.stringify(val)} here)`,
+          `@Resource ${k} of ${to.groupKind} differs between versions (${JSON.stringify(from.value)} at ${to.rel(from.marker.file)}:${from.marker.line}, ${JSON.stringify(val)} here)`,
           {
             ...at(m),
             hint: 'give every version the same resource names, or set them on one version only',
@@ -262,7 +263,7 @@ function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
       );
       continue;
     }
-    to.setBy.set(`Resource.${k}`, m);
+    to.setBy.set(`Resource.${k}`, { marker: m, value: val });
     set[k](val);
   }
 }
@@ -286,7 +287,7 @@ function applyConversionWebhook(m: MarkerValue<'ConversionWebhook'>, to: CRDTarg
     to.reporter.report(
       error(
         'KF4008',
-        `@ConversionWebhook of ${to.groupKind} differs between versions (also at ${to.rel(from.file)}:${from.line})`,
+        `@ConversionWebhook of ${to.groupKind} differs between versions (also at ${to.rel(from.marker.file)}:${from.marker.line})`,
         {
           ...at(m),
           hint: 'declare @ConversionWebhook() once, on the hub (storage) version',
@@ -296,7 +297,7 @@ function applyConversionWebhook(m: MarkerValue<'ConversionWebhook'>, to: CRDTarg
   }
   if (!spec.conversion) {
     spec.conversion = c;
-    to.setBy.set('ConversionWebhook', m);
+    to.setBy.set('ConversionWebhook', { marker: m });
   }
 }
 
@@ -312,7 +313,7 @@ function generateOne(
   generatorVersion: string,
   reporter: Reporter,
   rel: (file: string) => string,
-  schemaOf: (s: Record<string, unknown>) => Record<string, unknown>,
+  schemaOf: (s: JSONSchemaProps) => JSONSchemaProps,
 ): CRDManifest | undefined {
   const versions = all
     .filter((v) => markersNamed(v, 'SkipVersion').length === 0)
@@ -330,11 +331,11 @@ function generateOne(
       versions: [],
     },
   };
-  const setBy = new Map<string, MarkerValue>();
+  const setBy: CRDTarget['setBy'] = new Map();
   for (const v of versions) {
     const version: CRDVersion = {
       name: v.version,
-      schema: { openAPIV3Schema: schemaOf(v.schema as Record<string, unknown>) },
+      schema: { openAPIV3Schema: schemaOf(v.schema) },
       served: true,
       storage: versions.length === 1,
     };

@@ -18,13 +18,16 @@
  * kept as it is (the same object, so the YAML writer still shares its text); a frozen subtree is
  * copied once per run and its copy frozen and reused.
  */
+import type { JSONSchemaProps } from '../schema/jsonschema.js';
+import { copyOrigins } from '../schema/origin.js';
 
-type Schema = Record<string, unknown>;
-
-/** Child schemas by key: a single schema, a list of them, or a map of them (controller-tools' schemaWalker). */
-const SINGLE = ['not', 'additionalProperties', 'additionalItems'] as const;
+/**
+ * The child schemas of a node, by JSONSchemaProps' keys. controller-tools' schemaWalker also
+ * visits patternProperties, definitions, dependencies and additionalItems: a generated schema
+ * never has them (structural schemas do not allow them).
+ */
+const SINGLE = ['items', 'not'] as const;
 const LISTS = ['allOf', 'oneOf', 'anyOf'] as const;
-const MAPS = ['properties', 'patternProperties', 'definitions', 'dependencies'] as const;
 
 const STERM = /\p{Sentence_Terminal}/u;
 const WHITE = /\p{White_Space}/u;
@@ -78,73 +81,54 @@ export function truncateDescription(desc: string, maxLen: number): string {
   return `${goString(cut)}...`;
 }
 
-/** A shallow copy that keeps the non-enumerable symbols (the origins the CRD check locates errors by, schema/origin.ts). */
-function copyOf(schema: Schema): Schema {
-  const copy: Schema = { ...schema };
-  for (const sym of Object.getOwnPropertySymbols(schema)) {
-    const d = Object.getOwnPropertyDescriptor(schema, sym)!;
-    if (!d.enumerable) Object.defineProperty(copy, sym, { ...d, writable: true, configurable: true });
-  }
-  return copy;
-}
-
 /**
  * The schema with every description truncated to `maxLen` (0: removed). Returns `schema` itself
- * when nothing changes. `memo` carries the copies of frozen subtrees through one run.
+ * when nothing changes. `memo` carries the copies of frozen subtrees through one run. A copy keeps
+ * the origin of the node it copies (the CRD check locates errors by it, schema/origin.ts).
  */
 export function truncateSchemaDescriptions(
-  schema: Schema,
+  schema: JSONSchemaProps,
   maxLen: number,
-  memo: WeakMap<object, Schema> = new WeakMap(),
-): Schema {
+  memo: WeakMap<JSONSchemaProps, JSONSchemaProps> = new WeakMap(),
+): JSONSchemaProps {
   if (maxLen < 0) return schema;
   const known = memo.get(schema);
   if (known) return known;
-  let out: Schema | undefined;
-  const set = (key: string, value: unknown) => {
-    out ??= copyOf(schema);
-    if (value === undefined) delete out[key];
-    else out[key] = value;
-  };
+  let out: JSONSchemaProps | undefined;
+  const changed = () => (out ??= copyOrigins(schema, { ...schema }));
   if (typeof schema.description === 'string') {
     const d = maxLen === 0 ? undefined : truncateDescription(schema.description, maxLen);
-    if (d !== schema.description) set('description', d === '' ? undefined : d);
+    if (d !== schema.description) {
+      if (d === undefined || d === '') delete changed().description;
+      else changed().description = d;
+    }
   }
-  const walk = (child: unknown): unknown =>
-    child && typeof child === 'object' && !Array.isArray(child)
-      ? truncateSchemaDescriptions(child as Schema, maxLen, memo)
-      : child;
-  const items = schema.items;
-  if (Array.isArray(items)) {
-    const next = items.map(walk);
-    if (next.some((n, i) => n !== items[i])) set('items', next);
-  } else if (items !== undefined) {
-    const next = walk(items);
-    if (next !== items) set('items', next);
-  }
+  const walk = (child: JSONSchemaProps) => truncateSchemaDescriptions(child, maxLen, memo);
   for (const key of SINGLE) {
     const child = schema[key];
-    if (child === undefined || typeof child === 'boolean') continue;
+    if (child === undefined) continue;
     const next = walk(child);
-    if (next !== child) set(key, next);
+    if (next !== child) changed()[key] = next;
+  }
+  const additional = schema.additionalProperties;
+  if (additional !== undefined && typeof additional !== 'boolean') {
+    const next = walk(additional);
+    if (next !== additional) changed().additionalProperties = next;
   }
   for (const key of LISTS) {
     const list = schema[key];
-    if (!Array.isArray(list)) continue;
+    if (list === undefined) continue;
     const next = list.map(walk);
-    if (next.some((n, i) => n !== list[i])) set(key, next);
+    if (next.some((n, i) => n !== list[i])) changed()[key] = next;
   }
-  for (const key of MAPS) {
-    const map = schema[key] as Record<string, unknown> | undefined;
-    if (!map || typeof map !== 'object') continue;
-    let copy: Record<string, unknown> | undefined;
-    for (const [name, child] of Object.entries(map)) {
-      // dependencies: a schema or a list of property names.
-      if (Array.isArray(child)) continue;
+  const properties = schema.properties;
+  if (properties !== undefined) {
+    let copy: Record<string, JSONSchemaProps> | undefined;
+    for (const [name, child] of Object.entries(properties)) {
       const next = walk(child);
-      if (next !== child) (copy ??= { ...map })[name] = next;
+      if (next !== child) (copy ??= { ...properties })[name] = next;
     }
-    if (copy) set(key, copy);
+    if (copy) changed().properties = copy;
   }
   const result = out ?? schema;
   if (out && Object.isFrozen(schema)) Object.freeze(out);

@@ -7,7 +7,7 @@
 import { type Diagnostic, error, Reporter } from '../diagnostics/index.js';
 import { type Analysis, markerUses } from '../analysis/analyze.js';
 import type { MarkerName } from '../markers/definitions.js';
-import { generateCRDs } from './crd.js';
+import { type CRDManifest, generateCRDs } from './crd.js';
 import { checkGeneratedCRDs, loadRuleCheck } from './crdcheck/index.js';
 import { generateRbac } from './rbac.js';
 import { generateWebhooks } from './webhook.js';
@@ -21,8 +21,8 @@ export type GeneratorInput = Pick<Analysis, 'kinds' | 'markers' | 'generatorVers
    * `manager-role` is a Role instead of a ClusterRole (see generateRbac).
    */
   managerNamespace?: string;
-  /** `--check-compat`: called with every generated CRD (origins attached) before any file is made; reports to the reporter. */
-  checkCRDs?: (crds: readonly Record<string, unknown>[], reporter: Reporter) => void;
+  /** `--check-compat`: called with every generated CRD (their origins recorded) before any file is made; reports to the reporter. */
+  checkCRDs?: (crds: readonly CRDManifest[], reporter: Reporter) => void;
 };
 
 export interface Generator {
@@ -56,16 +56,20 @@ export interface Generator {
   inputKey?(input: GeneratorInput): string;
 }
 
-function crdName(crd: Record<string, unknown>): string {
-  const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
-  return `${spec.names?.kind ?? '?'} (${spec.group})`;
+function crdName(crd: CRDManifest): string {
+  return `${crd.spec.names.kind} (${crd.spec.group})`;
+}
+
+/** Where a CRD is written: `config/crd/bases/<group>_<plural>.yaml`. */
+function crdPath(crd: CRDManifest): string {
+  return `${CRD_DIR}/${crd.spec.group}_${crd.spec.names.plural}.yaml`;
 }
 
 function reportDuplicate(
   reporter: Reporter,
   path: string,
-  first: string | Record<string, unknown>,
-  second: string | Record<string, unknown>,
+  first: string | CRDManifest,
+  second: string | CRDManifest,
 ): void {
   const a = typeof first === 'string' ? first : crdName(first);
   const b = typeof second === 'string' ? second : crdName(second);
@@ -80,7 +84,7 @@ function reportDuplicate(
  * One file per CRD, `config/crd/bases/<group>_<plural>.yaml`. One YAML writer for every CRD, so
  * subtrees they share (embedded Kubernetes types) are written once. Two CRDs for one path: KF4502.
  */
-export function crdFiles(crds: readonly Record<string, unknown>[], reporter: Reporter): OutputFile[] {
+export function crdFiles(crds: readonly CRDManifest[], reporter: Reporter): OutputFile[] {
   return [...crdFileStream(crds, reporter)];
 }
 
@@ -90,15 +94,14 @@ export function crdFiles(crds: readonly Record<string, unknown>[], reporter: Rep
  * subtree it has met before (the bytes are the same as writing every node).
  */
 export function* crdFileStream(
-  crds: readonly Record<string, unknown>[],
+  crds: readonly CRDManifest[],
   reporter: Reporter,
-  extrasOf?: (crd: Record<string, unknown>) => Pick<OutputFile, 'sources' | 'warnings'>,
+  extrasOf?: (crd: CRDManifest) => Pick<OutputFile, 'sources' | 'warnings'>,
 ): IterableIterator<OutputFile> {
   const byPath = new Map<string, string>();
   const yaml = new YamlWriter();
   for (const crd of crds) {
-    const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string; kind?: string } };
-    const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
+    const path = crdPath(crd);
     const name = crdName(crd);
     const previous = byPath.get(path);
     if (previous !== undefined) {
@@ -159,7 +162,7 @@ function generateCrdFiles(
   const generated = scratch.diagnostics();
   for (const d of generated) reporter.report(d);
   // Each CRD carries its own warnings (an incremental run that keeps the CRD reports them again).
-  const warningsOf = new Map<Record<string, unknown>, Diagnostic[]>();
+  const warningsOf = new Map<CRDManifest, Diagnostic[]>();
   checkGeneratedCRDs(crds, [...analysed, ...generated], { k8sMinor }).forEach((found, i) => {
     for (const d of found) reporter.report(d);
     const warnings = found.filter((d) => d.severity !== 'error');
@@ -167,10 +170,9 @@ function generateCrdFiles(
   });
   input.checkCRDs?.(crds, reporter);
   // Duplicate paths (KF4502) are found before any YAML is made.
-  const byPath = new Map<string, Record<string, unknown>>();
+  const byPath = new Map<string, CRDManifest>();
   for (const crd of crds) {
-    const spec = (crd.spec ?? {}) as { group?: string; names?: { plural?: string } };
-    const path = `${CRD_DIR}/${spec.group}_${spec.names?.plural}.yaml`;
+    const path = crdPath(crd);
     if (!byPath.has(path)) byPath.set(path, crd);
     else reportDuplicate(reporter, path, byPath.get(path)!, crd);
   }
@@ -182,8 +184,7 @@ function generateCrdFiles(
     sources.get(gk)!.add(k.at.file);
   }
   return crdFileStream([...byPath.values()], reporter, (crd) => {
-    const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string } };
-    const files = sources.get(`${spec.names?.kind}.${spec.group}`);
+    const files = sources.get(`${crd.spec.names.kind}.${crd.spec.group}`);
     const warnings = warningsOf.get(crd);
     return { ...(files && { sources: [...files].sort() }), ...(warnings && { warnings }) };
   });

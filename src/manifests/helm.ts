@@ -29,6 +29,7 @@ import { DiagnosticError, error } from '../diagnostics/index.js';
 import type { ProjectConfig } from '../project/index.js';
 import type { FileSpec } from '../machinery/index.js';
 import { CRD_DIR } from './managed-files.js';
+import type { CRDManifest } from './crd.js';
 
 export const HELM_PLUGIN = 'helm.kubebuilder.io/v2-alpha';
 export const DEFAULT_HELM_OUTPUT = 'dist';
@@ -869,6 +870,15 @@ export function chartCrdCandidates(sync: ChartSync, list: (dir: string) => strin
 }
 
 /**
+ * The CRDs of a config/crd/bases file the CRD generator made (crd.ts' CRDManifest, read back from
+ * its YAML: the chart's text follows the file's bytes, not the objects' key order). The one place
+ * the chart takes a CRD's type on trust: the file is the generator's own output, never a user's.
+ */
+function generatedCRDsOf(file: GeneratedFile): CRDManifest[] {
+  return parseManifests(file.content, file.path).filter((r) => r.kind === 'CustomResourceDefinition') as CRDManifest[];
+}
+
+/**
  * The chart templates that follow one generated file (its YAML without header): each CRD of a
  * config/crd/bases file as templates/crd/<name>.yaml (the conversion webhook, cert-manager
  * annotation and labels kept from the chart: they come from config/default's patches), and
@@ -880,25 +890,22 @@ export function chartFilesFor(sync: ChartSync, file: GeneratedFile): { path: str
   const { ctx, read } = sync;
   const out: { path: string; text: string }[] = [];
   if (file.path.startsWith(`${CRD_DIR}/`)) {
-    for (const crd of parseManifests(file.content, file.path).filter((r) => r.kind === 'CustomResourceDefinition')) {
-      const path = `${sync.dir}/templates/crd/${String((crd.metadata as Obj).name)}.yaml`;
+    for (const crd of generatedCRDsOf(file)) {
+      const path = `${sync.dir}/templates/crd/${crd.metadata.name}.yaml`;
       const old = read(path);
       const back = old === undefined ? undefined : untemplate(old, ctx);
       const before = back?.doc;
       let resource: Obj = crd;
       if (before) {
         const oldSpec = (before.spec as Obj | undefined) ?? {};
+        const newSpec: Obj = crd.spec;
         const spec: Obj = {};
         // The chart's key order, the generated values; conversion stays the chart's (config/crd/patches).
         for (const k of Object.keys(oldSpec))
-          if (k === 'conversion' || k in (crd.spec as Obj))
-            spec[k] = k === 'conversion' ? oldSpec[k] : (crd.spec as Obj)[k];
-        for (const [k, v] of Object.entries(crd.spec as Obj)) if (!(k in spec)) spec[k] = v;
+          if (k === 'conversion' || k in newSpec) spec[k] = k === 'conversion' ? oldSpec[k] : newSpec[k];
+        for (const [k, v] of Object.entries(newSpec)) if (!(k in spec)) spec[k] = v;
         const meta = { ...(before.metadata as Obj) };
-        meta.annotations = {
-          ...((meta.annotations as Obj | undefined) ?? {}),
-          ...(((crd.metadata as Obj).annotations as Obj | undefined) ?? {}),
-        };
+        meta.annotations = { ...((meta.annotations as Obj | undefined) ?? {}), ...crd.metadata.annotations };
         resource = { ...before, metadata: meta, spec };
       }
       out.push({ path, text: templateResource(resource, { ...ctx, suffixes: back?.suffixes ?? [] }).text });

@@ -2,8 +2,10 @@
  * Where a piece of generated output came from, so that a check of the finished CRD can point
  * at the marker or field that caused a problem.
  *
- * The origin rides on the object itself as a non-enumerable symbol property: JSON, YAML,
- * `Object.keys` and object spread never see it, and it lives exactly as long as the object.
+ * Origins are kept in side tables (WeakMaps keyed by the object), never on the object: the
+ * objects stay exactly the typed JSON they are written as (JSON, YAML, `Object.keys`, spread and
+ * `structuredClone` see only their fields), and an origin lives exactly as long as its object. A
+ * copy of an object has no origin until {@link copyOrigins} gives it the original's.
  * A node without an origin (part of a Kubernetes model type, an `items` copy) is located through
  * its nearest ancestor that has one: the user's field that uses it.
  */
@@ -25,26 +27,32 @@ export interface CRDOrigin {
   versions: readonly { version: string; kind: string; group: string; markers: readonly MarkerValue[]; at: Location }[];
 }
 
-const SCHEMA_ORIGIN = Symbol('kubeforge.schemaOrigin');
-const CRD_ORIGIN = Symbol('kubeforge.crdOrigin');
-
-function attach<T extends object>(obj: T, key: symbol, value: unknown): T {
-  Object.defineProperty(obj, key, { value, enumerable: false, configurable: true, writable: true });
-  return obj;
-}
+const SCHEMA_ORIGINS = new WeakMap<object, SchemaOrigin>();
+const CRD_ORIGINS = new WeakMap<object, CRDOrigin>();
 
 export function setSchemaOrigin<T extends object>(schema: T, origin: SchemaOrigin): T {
-  return attach(schema, SCHEMA_ORIGIN, origin);
+  SCHEMA_ORIGINS.set(schema, origin);
+  return schema;
 }
 
 export function schemaOriginOf(schema: object | undefined): SchemaOrigin | undefined {
-  return schema ? ((schema as Record<symbol, unknown>)[SCHEMA_ORIGIN] as SchemaOrigin | undefined) : undefined;
+  return schema ? SCHEMA_ORIGINS.get(schema) : undefined;
 }
 
 export function setCRDOrigin<T extends object>(crd: T, origin: CRDOrigin): T {
-  return attach(crd, CRD_ORIGIN, origin);
+  CRD_ORIGINS.set(crd, origin);
+  return crd;
 }
 
 export function crdOriginOf(crd: object): CRDOrigin | undefined {
-  return (crd as Record<symbol, unknown>)[CRD_ORIGIN] as CRDOrigin | undefined;
+  return CRD_ORIGINS.get(crd);
+}
+
+/** Gives `copy` the origins `original` has (a schema node copied to change one keyword, desc.ts). */
+export function copyOrigins<T extends object>(original: object, copy: T): T {
+  const schema = SCHEMA_ORIGINS.get(original);
+  if (schema) SCHEMA_ORIGINS.set(copy, schema);
+  const crd = CRD_ORIGINS.get(original);
+  if (crd) CRD_ORIGINS.set(copy, crd);
+  return copy;
 }

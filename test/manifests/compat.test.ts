@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { validateObject } from '../../src/cel/index.js';
 import { COMPAT_RULES, checkCompat, diffCRDs, generatedRuleKey, type CompatBase } from '../../src/manifests/compat.js';
+import type { CRDManifest } from '../../src/manifests/crd.js';
 import { treeHash } from '../helpers/tree.js';
 import { linkKubeforgeDependencies } from '../helpers/cli.js';
 
@@ -92,9 +93,10 @@ describe('check-compat corpus: before/after CRD pairs', () => {
     assert.match(diffCRDs(c.before, c.after)[0].message, /renamed to \.spec\.title\?/);
   });
   it('a CRD of the base that is no longer generated is crd-removed (not with --paths), and --allow downgrades errors and drops warnings', () => {
+    // The corpus' `after` stands for a generated CRD.
     const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('several-changes'))!), 'utf8')) as {
       before: Obj;
-      after: Obj;
+      after: CRDManifest;
     };
     const other = structuredClone(c.before) as { spec: { names: { kind: string } } };
     other.spec.names.kind = 'Gadget';

@@ -6,6 +6,7 @@ import { Reporter } from '../../src/diagnostics/index.js';
 import { getMarkerDefinition } from '../../src/markers/definitions.js';
 import type { MarkerValue } from '../../src/collector/collector.js';
 import { generateCRDs, pluralize, type KindVersion } from '../../src/manifests/crd.js';
+import { crdOriginOf } from '../../src/schema/origin.js';
 
 const at = { file: 'x.ts', line: 1, column: 1 };
 const mk = (name: string, args?: unknown): MarkerValue =>
@@ -155,5 +156,21 @@ describe('generateCRDs: versions', () => {
     assert.deepEqual(crd.metadata.annotations, { 'kubeforge.io/version': 'v9.9.9' });
     assert.deepEqual(Object.keys(crd), ['apiVersion', 'kind', 'metadata', 'spec']);
     assert.deepEqual(Object.keys(crd.spec), ['conversion', 'group', 'names', 'scope', 'versions']);
+  });
+});
+
+describe('generateCRDs: origins', () => {
+  it('are kept beside the CRD, not in it: the object is its typed JSON, a copy has no origin', () => {
+    const d = new Reporter();
+    const versions = [kv('v1', [mk('StorageVersion')]), kv('v2')];
+    const [crd] = generateCRDs(versions, 'v0', d);
+    assert.deepEqual(d.diagnostics(), []);
+    assert.deepEqual(
+      crdOriginOf(crd)?.versions.map((v) => v.version),
+      ['v1', 'v2'],
+    );
+    assert.deepEqual(Reflect.ownKeys(crd), ['apiVersion', 'kind', 'metadata', 'spec'], 'no hidden keys');
+    assert.equal(crdOriginOf(structuredClone(crd)), undefined);
+    assert.equal(crdOriginOf({ ...crd }), undefined);
   });
 });

@@ -16,6 +16,7 @@ import {
   webhookGenerator,
 } from '../../src/manifests/generators.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
+import type { CRDManifest } from '../../src/manifests/crd.js';
 import { GENERATED_HEADER, existingManagedFiles, formatPlan } from '../../src/manifests/managed-files.js';
 import { MemoryHost } from '../../src/machinery/index.js';
 import { treeHash } from '../helpers/tree.js';
@@ -57,7 +58,7 @@ const at = <N extends MarkerUse['marker']>(
 
 /** What the injected analysis finds: ready-made CRDs (controller-gen's own) instead of Kinds, and its diagnostics. */
 interface Fake {
-  crds: Record<string, unknown>[];
+  crds: CRDManifest[];
   rbac: MarkerUse<'Rbac'>[];
   webhooks: MarkerUse<'Webhook'>[];
   webhookConfigurations: MarkerUse<'WebhookConfiguration'>[];
@@ -88,7 +89,7 @@ const GENERATORS = [fixedCrds, rbacGenerator, webhookGenerator];
 
 function fakeAnalysis(overrides: Partial<Fake> = {}): Fake {
   return {
-    crds: [parse(jobsYaml) as Record<string, unknown>, parse(foosYaml) as Record<string, unknown>],
+    crds: [parse(jobsYaml) as CRDManifest, parse(foosYaml) as CRDManifest],
     rbac: [at('Rbac', { groups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }, 3)],
     webhooks: [
       at(
@@ -252,7 +253,7 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     const h = new Harness(project());
     await h.run();
     writeFileSync(join(h.dir, 'config/crd/bases/user_owned.yaml'), '# written by hand\n---\nkind: Thing\n');
-    h.analysis = fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] });
+    h.analysis = fakeAnalysis({ crds: [parse(jobsYaml) as CRDManifest], webhooks: [] });
     assert.equal(await h.run({ cache: false }), undefined);
     assert.equal(
       h.out,
@@ -269,9 +270,9 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
     await h.run();
     const role = h.read('config/rbac/role.yaml');
     const webhooks = h.read('config/webhook/manifests.yaml');
-    const jobs = parse(jobsYaml) as { spec: { versions: { served: boolean }[] } };
+    const jobs = parse(jobsYaml) as CRDManifest;
     jobs.spec.versions[0].served = false;
-    h.analysis = fakeAnalysis({ crds: [jobs as unknown as Record<string, unknown>], rbac: [], webhooks: [] });
+    h.analysis = fakeAnalysis({ crds: [jobs], rbac: [], webhooks: [] });
     let seenPaths: string[] | undefined;
     const analyzer: Analyzer = async (o, reporter) => {
       seenPaths = o.paths;
@@ -404,7 +405,7 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
     );
     const run = await runManifests(
       { projectDir: virtualDir, host, generators: GENERATORS },
-      analyzer(fakeAnalysis({ crds: [parse(jobsYaml) as Record<string, unknown>], webhooks: [] })),
+      analyzer(fakeAnalysis({ crds: [parse(jobsYaml) as CRDManifest], webhooks: [] })),
     );
     assert.equal(
       formatPlan(run.changes),
@@ -450,15 +451,15 @@ describe('kubeforge manifests on the scaffold engine (injected host)', () => {
     const host = new FailingHost({ 'tsconfig.json': '{}\n' });
     await runManifests(
       { projectDir: virtualDir, host, generators: GENERATORS },
-      analyzer(fakeAnalysis({ crds: [parse(foosYaml) as Record<string, unknown>] })),
+      analyzer(fakeAnalysis({ crds: [parse(foosYaml) as CRDManifest] })),
     );
     const before = host.snapshot();
-    const jobs = parse(jobsYaml) as { spec: { versions: { served: boolean }[] } };
+    const jobs = parse(jobsYaml) as CRDManifest;
     jobs.spec.versions[0].served = false;
     host.failOn = 'config/webhook/manifests.yaml';
     // Plan: DELETE foos, CREATE jobs, UPDATE role.yaml, then the failing webhook update.
     const analysis = fakeAnalysis({
-      crds: [jobs as unknown as Record<string, unknown>],
+      crds: [jobs],
       rbac: [],
       webhooks: [
         at(

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { truncateDescription, truncateSchemaDescriptions } from '../../src/manifests/desc.js';
+import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
+import { schemaOriginOf, setSchemaOrigin } from '../../src/schema/origin.js';
 import { recordedMaxDescLen } from '../../src/manifests/script.js';
 import { Reporter } from '../../src/diagnostics/index.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
@@ -56,12 +58,16 @@ describe('truncateDescription (controller-tools TruncateDescription)', () => {
   });
 
   it('walks every schema node, drops descriptions at 0, and never writes to a frozen shared subtree', () => {
-    const shared = Object.freeze({
+    const shared: JSONSchemaProps = Object.freeze<JSONSchemaProps>({
       type: 'object',
       description: 'A shared Kubernetes type. It is frozen.',
-      properties: Object.freeze({ x: Object.freeze({ type: 'string', description: 'x is a field. Long.' }) }),
+      properties: Object.freeze({
+        x: Object.freeze<JSONSchemaProps>({ type: 'string', description: 'x is a field. Long.' }),
+      }),
     });
-    const schema = {
+    const intOrString: JSONSchemaProps = { type: 'string' };
+    const same: JSONSchemaProps = { type: 'string', description: 'Short.' };
+    const schema: JSONSchemaProps = {
       type: 'object',
       description: 'Root. More words here.',
       properties: {
@@ -70,27 +76,36 @@ describe('truncateDescription (controller-tools TruncateDescription)', () => {
         list: { type: 'array', items: { type: 'string', description: 'An item. Of a list.' } },
         map: { type: 'object', additionalProperties: { type: 'string', description: 'A value. Of a map.' } },
         one: {
-          anyOf: [{ type: 'integer', description: 'Int. Or.' }, { type: 'string' }],
+          anyOf: [{ type: 'integer', description: 'Int. Or.' }, intOrString],
           'x-kubernetes-int-or-string': true,
         },
-        same: { type: 'string', description: 'Short.' },
+        same,
       },
     };
-    const memo = new WeakMap<object, Record<string, unknown>>();
-    const cut = truncateSchemaDescriptions(schema, 10, memo) as any;
+    const itemOrigin = { where: 'field "list" of Spec', markers: [] };
+    setSchemaOrigin(schema.properties?.list.items ?? {}, itemOrigin);
+    const memo = new WeakMap<JSONSchemaProps, JSONSchemaProps>();
+    const cut = truncateSchemaDescriptions(schema, 10, memo);
+    const props = cut.properties ?? {};
     assert.equal(cut.description, 'Root.');
-    assert.equal(cut.properties.a.description, 'A shared...');
-    assert.equal(cut.properties.a.properties.x.description, 'x is a...');
-    assert.equal(cut.properties.a, cut.properties.b, 'a shared subtree is cut once and stays shared');
-    assert.ok(Object.isFrozen(cut.properties.a));
+    assert.equal(props.a.description, 'A shared...');
+    assert.equal(props.a.properties?.x.description, 'x is a...');
+    assert.equal(props.a, props.b, 'a shared subtree is cut once and stays shared');
+    assert.ok(Object.isFrozen(props.a));
     assert.equal(shared.description, 'A shared Kubernetes type. It is frozen.', 'the shared schema is untouched');
-    assert.equal(cut.properties.list.items.description, 'An item.');
-    assert.equal(cut.properties.map.additionalProperties.description, 'A value.');
-    assert.equal(cut.properties.one.anyOf[0].description, 'Int. Or.');
-    assert.equal(cut.properties.one.anyOf[1], schema.properties.one.anyOf[1], 'an unchanged node is the same object');
-    assert.equal(cut.properties.same, schema.properties.same);
+    assert.equal(props.list.items?.description, 'An item.');
+    assert.equal(
+      schemaOriginOf(props.list.items),
+      itemOrigin,
+      'a copied node keeps its origin (the CRD check locates by it)',
+    );
+    const value = props.map.additionalProperties;
+    assert.equal(typeof value === 'object' ? value.description : value, 'A value.');
+    assert.equal(props.one.anyOf?.[0].description, 'Int. Or.');
+    assert.equal(props.one.anyOf?.[1], intOrString, 'an unchanged node is the same object');
+    assert.equal(props.same, same);
     assert.equal(schema.description, 'Root. More words here.', 'the input is not written to');
-    const none = truncateSchemaDescriptions(schema, 0) as any;
+    const none = truncateSchemaDescriptions(schema, 0);
     assert.doesNotMatch(JSON.stringify(none), /description/);
     assert.equal(truncateSchemaDescriptions(schema, -1), schema);
   });

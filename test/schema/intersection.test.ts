@@ -86,30 +86,25 @@ describe('a field declared by two intersection members (Go: two embedded structs
       r.diagnostics.filter((d) => d.severity === 'error'),
       [],
     );
-    const crd = r.crds[0] as {
-      spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: unknown } } } }[] };
-    };
-    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec as {
-      properties: Record<string, Record<string, unknown>>;
-      required?: string[];
-    };
-    assert.deepEqual(spec.properties.name, {
+    const spec = r.crds[0].spec.versions[0].schema.openAPIV3Schema.properties?.spec;
+    const properties = spec?.properties ?? {};
+    assert.deepEqual(properties.name, {
       type: 'string',
       allOf: [{ maxLength: 3 }, { maxLength: 5 }],
       minLength: 2,
     });
-    assert.deepEqual(spec.properties.count, {
+    assert.deepEqual(properties.count, {
       type: 'number',
       allOf: [
         { maximum: 10, minimum: 1 },
         { maximum: 20, minimum: 0 },
       ],
     });
-    assert.deepEqual(spec.properties.tags, {
+    assert.deepEqual(properties.tags, {
       type: 'array',
       items: { type: 'string' },
       allOf: [{ maxItems: 4 }, { maxItems: 2 }],
     });
-    assert.deepEqual(spec.required, ['req'], 'required when either member requires it');
+    assert.deepEqual(spec?.required, ['req'], 'required when either member requires it');
   });
 });

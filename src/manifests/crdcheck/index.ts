@@ -18,8 +18,10 @@ import { dirname, join } from 'node:path';
 import { error, warning as warningDiagnostic, type Diagnostic } from '../../diagnostics/index.js';
 import { missingField, parsePrintColumnPath } from './jsonpath.js';
 import { webhookPathProblem } from '../../project/naming.js';
-import type { Location, MarkerValue } from '../../collector/collector.js';
+import { isMarkerNamed, type Location, type MarkerValue } from '../../collector/collector.js';
+import type { MarkerArgs, MarkerName } from '../../markers/definitions.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
+import type { CRDManifest } from '../crd.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
 import { CODES } from './codes.js';
 import type { RuleViolation } from './cel.js';
@@ -183,7 +185,7 @@ interface Located {
 function locate(v: SchemaViolation, version: VersionOrigin): Located {
   // A cause inside an installed package is reported at the user's field that uses the type.
   let inDependency: Located | undefined;
-  const found = (l: Located): Located => {
+  const found = (l: Located): Located | undefined => {
     if (!l.at.file.includes('/node_modules/'))
       return inDependency
         ? {
@@ -192,7 +194,7 @@ function locate(v: SchemaViolation, version: VersionOrigin): Located {
           }
         : l;
     inDependency ??= l;
-    return undefined as unknown as Located;
+    return undefined;
   };
   for (let i = v.chain.length - 1; i >= 0; i--) {
     const o = schemaOriginOf(v.chain[i]);
@@ -231,7 +233,8 @@ function locateRule(v: RuleViolation, version: VersionOrigin): Located {
     if (!o) continue;
     for (let x: SchemaOrigin | undefined = o; x; x = x.type) {
       const m = x.markers.find(
-        (mk) => (mk.name === 'XValidation' || mk.name === 'Items.XValidation') && (mk.args as Obj).rule === v.rule.rule,
+        (mk) =>
+          (isMarkerNamed(mk, 'XValidation') || isMarkerNamed(mk, 'Items.XValidation')) && mk.args.rule === v.rule.rule,
       );
       if (m && !m.file.includes('/node_modules/')) return { at: loc(m), where: o.where };
     }
@@ -242,9 +245,12 @@ function locateRule(v: RuleViolation, version: VersionOrigin): Located {
   );
 }
 
-function markerOf(versions: readonly VersionOrigin[], name: string): MarkerValue | undefined {
+function markerOf<N extends MarkerName>(
+  versions: readonly VersionOrigin[],
+  name: N,
+): Extract<MarkerValue, { name: N }> | undefined {
   for (const v of versions) {
-    const m = v.markers.find((x) => x.name === name);
+    const m = v.markers.find((x) => isMarkerNamed(x, name));
     if (m) return m;
   }
   return undefined;
@@ -300,7 +306,7 @@ export function checkCRD(crd: object, options: CheckCRDOptions = {}): Diagnostic
 function checkNames(k: CRDCheck): void {
   const { names, kind, group, first, push } = k;
   const resource = markerOf(k.vo, 'Resource');
-  const nameAt = (key: string) => (resource && (resource.args as Obj)[key] !== undefined ? loc(resource) : first.at);
+  const nameAt = (key: keyof MarkerArgs<'Resource'>) => (resource?.args[key] !== undefined ? loc(resource) : first.at);
   const lowerKind = kind.toLowerCase();
   const kindProblem =
     kind.length > 63
@@ -330,7 +336,7 @@ function checkNames(k: CRDCheck): void {
     const p = dns1035(value);
     if (p) {
       const from = key === 'plural' ? 'path' : 'singular';
-      const set = resource && (resource.args as Obj)[from] !== undefined;
+      const set = resource?.args[from] !== undefined;
       if (!set && kindProblem) continue; // derived from the Kind name, reported above
       push(
         CODES.names,
@@ -742,7 +748,7 @@ function dedupe(list: Diagnostic[]): Diagnostic[] {
  * analysis said why, once).
  */
 export function checkGeneratedCRDs(
-  crds: readonly object[],
+  crds: readonly CRDManifest[],
   analysisDiagnostics: readonly Diagnostic[],
   options: CheckCRDOptions = {},
 ): Diagnostic[][] {
