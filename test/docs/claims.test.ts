@@ -81,14 +81,18 @@ function sources(): string {
 /** Backticked spans of a Markdown text, outside fenced code blocks, with their line numbers. */
 function spans(text: string): { span: string; line: number }[] {
   const out: { span: string; line: number }[] = [];
+  for (const { text: line, line: n } of unfencedLines(text))
+    for (const m of line.matchAll(/`([^`]+)`/g)) out.push({ span: m[1], line: n });
+  return out;
+}
+
+/** The lines of a Markdown text outside fenced code blocks, with their 1-based numbers. */
+function unfencedLines(text: string): { text: string; line: number }[] {
+  const out: { text: string; line: number }[] = [];
   let fenced = false;
-  text.split('\n').forEach((line, i) => {
-    if (/^\s*```/.test(line)) {
-      fenced = !fenced;
-      return;
-    }
-    if (fenced) return;
-    for (const m of line.matchAll(/`([^`]+)`/g)) out.push({ span: m[1], line: i + 1 });
+  text.split('\n').forEach((raw, i) => {
+    if (/^\s*```/.test(raw)) fenced = !fenced;
+    else if (!fenced) out.push({ text: raw, line: i + 1 });
   });
   return out;
 }
@@ -371,18 +375,11 @@ export interface TestReference {
 /** The test references of a Markdown text, outside fenced code blocks. */
 export function testReferences(text: string): TestReference[] {
   const out: TestReference[] = [];
-  let fenced = false;
-  text.split('\n').forEach((raw, i) => {
-    if (/^\s*```/.test(raw)) {
-      fenced = !fenced;
-      return;
-    }
-    if (fenced) return;
+  for (const { text: raw, line } of unfencedLines(text))
     for (const m of raw.matchAll(TEST_REF)) {
       const titles = [...(m[2] ?? '').matchAll(/"([^"\n]+)"/g)].map((t) => t[1]!);
-      out.push({ file: m[1]!, titles, line: i + 1 });
+      out.push({ file: m[1]!, titles, line });
     }
-  });
   return out;
 }
 
