@@ -776,7 +776,7 @@ describe('kubeforge create api (Kinds named like a name of the scaffolded files)
     );
     const apiTest = read('test/controller/api_controller.both.test.ts');
     assert.match(apiTest, /let api: TestAPI;/);
-    assert.doesNotMatch(apiTest, /const api = await client\.get/, 'the Kind\'s variable is renamed');
+    assert.doesNotMatch(apiTest, /const api = await client\.get/, "the Kind's variable is renamed");
     const testApiTest = read('test/controller/testapi_controller.both.test.ts');
     assert.match(testApiTest, /import \{ TestAPI as TestAPIKind \} from/);
     const request = read('src/controller/request_controller.ts');
