@@ -163,7 +163,10 @@ export async function run(argv: readonly string[], ctx: CliContext = defaultCont
   let code = 0;
   try {
     // --no-color and --json are read from argv here; dropping them lets them follow any subcommand.
-    await program.parseAsync([...argv.slice(0, 2), ...args.filter((a) => !GLOBAL_SWITCHES.includes(a))]);
+    const rest = args.filter((a) => !GLOBAL_SWITCHES.includes(a));
+    // No command: the help on stdout and exit 0, as Kubebuilder (cobra) does; commander would
+    // print it on stderr and exit 1.
+    await program.parseAsync([...argv.slice(0, 2), ...(rest.length === 0 ? ['--help'] : rest)]);
   } catch (e) {
     code = reportError(e, ctx);
   }

@@ -816,7 +816,11 @@ function resourceFiles(names: ApiNames, template: (path: string) => string): Fil
   ];
 }
 
-/** The controller and its two test tiers (--controller), each with the Kind's names of its own file. */
+/**
+ * The controller and its tests (--controller), each with the Kind's names of its own file: one
+ * test body that kubeforge test runs on both tiers (the fake API server, then a real one); the
+ * deploy-image plugin's controller keeps a test per tier.
+ */
 async function controllerFiles(
   valid: ValidApi,
   data: ApiTemplateData,
@@ -833,33 +837,35 @@ async function controllerFiles(
   };
   const ids = await kindIdsOf(valid, data, renderer);
   const controllerIds = await ids(template('api/controller.ts.hbs'), {});
-  const testIds = await ids(template('api/controller_test.ts.hbs'), testData);
-  const unitTestIds = await ids(template('api/controller_unit_test.ts.hbs'), testData);
-  // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
-  for (const t of [testIds, unitTestIds]) {
-    if (names.external)
-      t.kindImport = controllerIds.kindRef === t.kindRef ? t.kindRef : `${controllerIds.kindRef} as ${t.kindRef}`;
-  }
   const controller: FileSpec<KindIds> = {
     path: names.controllerFile,
     policy: 'scaffolded',
     template: template('api/controller.ts.hbs'),
     data: controllerIds,
   };
-  const test: FileSpec<ControllerTestData & KindIds> = {
-    path: names.controllerTestFile,
-    policy: 'scaffolded',
-    template: template('api/controller_test.ts.hbs'),
-    data: { ...testData, ...testIds },
-  };
-  // The unit tier: the same assertions on the fake API server, no control plane.
-  const unitTest: FileSpec<ControllerTestData & KindIds> = {
-    path: names.controllerUnitTestFile,
-    policy: 'scaffolded',
-    template: template('api/controller_unit_test.ts.hbs'),
-    data: { ...testData, ...unitTestIds },
-  };
-  return [controller, test, unitTest];
+  const tests: [path: string, template: string][] = valid.deployImage
+    ? [
+        [names.controllerTestFile, 'api/deploy-image/controller_test.ts.hbs'],
+        // The unit tier: the same assertions on the fake API server, no control plane.
+        [names.controllerUnitTestFile, 'api/deploy-image/controller_unit_test.ts.hbs'],
+      ]
+    : [[names.controllerBothTestFile, 'api/controller_test.ts.hbs']];
+  const specs: FileSpec<object>[] = [controller];
+  for (const [path, body] of tests) {
+    const testIds = await ids(body, testData);
+    // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
+    if (names.external)
+      testIds.kindImport =
+        controllerIds.kindRef === testIds.kindRef ? testIds.kindRef : `${controllerIds.kindRef} as ${testIds.kindRef}`;
+    const test: FileSpec<ControllerTestData & KindIds> = {
+      path,
+      policy: 'scaffolded',
+      template: body,
+      data: { ...testData, ...testIds },
+    };
+    specs.push(test);
+  }
+  return specs;
 }
 
 /**

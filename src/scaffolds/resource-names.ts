@@ -81,8 +81,10 @@ export interface ApiNames {
   typesFile: string;
   controllerFile: string;
   controllerTestFile: string;
-  /** Its unit tier: the same assertions on kubeforge/testing's FakeAPIServer (`npm run test:unit`). */
+  /** Its unit tier: the same assertions on kubeforge/testing's FakeAPIServer (`npm run test:unit`; the deploy-image plugin's). */
   controllerUnitTestFile: string;
+  /** The one test body of both tiers (kubeforge test runs `*.both.test.js` on the fake API server, then on the real one). */
+  controllerBothTestFile: string;
   /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
   rbacFilePrefix: string;
   roleName: string;
@@ -141,6 +143,7 @@ export function apiNames(
     controllerFile: `${controllerDir}/${controllerFileName}_controller.ts`,
     controllerTestFile: `${testDir}/${controllerFileName}_controller.test.ts`,
     controllerUnitTestFile: `${testDir}/${controllerFileName}_controller.unit.test.ts`,
+    controllerBothTestFile: `${testDir}/${controllerFileName}_controller.both.test.ts`,
     rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
     roleName: grouped ? `${v.group}-${fileName}` : fileName,
     controllerName: grouped ? `${v.group}-${controller}` : controller,

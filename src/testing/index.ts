@@ -12,9 +12,15 @@
  *
  * A test driver shares one control plane with every test file of a run through
  * `startSharedTestEnvironment()` (`kubeforge test` does).
+ *
+ * One test body for both tiers of `kubeforge test` (a `*.both.test.js` file): `startTestAPI()`
+ * gives it the FakeAPIServer in the unit tier and the shared control plane in the full one, and
+ * `api.tier` says which.
  */
 export { TestEnvironment, TestEnvironmentError, SHARED_KUBECONFIG_ENV } from './environment.js';
 export { startSharedTestEnvironment, stopSharedTestEnvironment } from './shared.js';
+export { startTestAPI, testTier, TEST_TIER_ENV } from './tier.js';
+export type { TestAPI, TestAPIOptions, TestTier } from './tier.js';
 export type { TestEnvironmentOptions, TestUser } from './environment.js';
 export { installCRDs, uninstallCRDs, readCRDFiles, parseCRDFile, CRDInstallError } from './crds.js';
 export type { CRDObject, CRDInstallOptions } from './crds.js';

@@ -3,7 +3,7 @@
  * project's own `hack/test.mjs`, which only `alpha update` could fix). It runs the compiled tests
  * (build/test/**\/*.test.js, or the files given) with Node's test runner in child processes, TAP
  * on `out`, in up to three tiers:
- *   1. the unit tier, *.unit.test.js: tests on kubeforge/testing's FakeAPIServer (the Kubernetes
+ *   1. the unit tier, *.unit.test.js and *.both.test.js: tests on kubeforge/testing's FakeAPIServer (the Kubernetes
  *      API in memory, in the test's own process), or on no server at all. No control plane: they
  *      run first, in seconds, and need no KUBEBUILDER_ASSETS. Each file starts its own fake
  *      server, so the files run in parallel: one process per core, each running its share of the
@@ -11,22 +11,29 @@
  *      every file, most of a unit test's time). Files that share a process share its globals
  *      (process.env, module state): keep a unit test file independent of the others, or run
  *      `kubeforge test --unit --isolate` (a process per file) to find one that is not;
- *   2. every other test file, one at a time, against ONE control plane for the whole tier
- *      (envtest's suite model): etcd and kube-apiserver start once here, after the unit tier,
- *      every test file's TestEnvironment joins them (through KUBEFORGE_TEST_KUBECONFIG) and they
- *      stop at the end;
+ *   2. every other test file (*.both.test.js again among them), one at a time, against ONE
+ *      control plane for the whole tier (envtest's suite model): etcd and kube-apiserver start
+ *      once here, after the unit tier, every test file's TestEnvironment joins them (through
+ *      KUBEFORGE_TEST_KUBECONFIG) and they stop at the end;
  *   3. e2e files, only when named (build/test/e2e/..., see {@link isE2e}): one at a time, with no
  *      control plane, since they deploy to a cluster of their own.
- * Each tier prints its own TAP summary; the run fails when a test of any fails, or when a file
+ * A *.both.test.js file is one test body for both tiers: the runner sets KUBEFORGE_TEST_TIER
+ * (`unit`, then `full`) in its processes, and kubeforge/testing's startTestAPI() gives the file the
+ * fake or the real API server accordingly (src/testing/tier.ts).
+ * The tiers write one TAP stream: numbered through, one plan and one summary at the end (what a
+ * test prints on stdout becomes a `#` comment in it, as node --test does). The run fails when a
+ * test of any tier fails, or when a file
  * given did not report (a test that calls process.exit(0) ends its process early: a failing test
  * names the files whose tests did not all run). The test processes run with source maps on.
  * A test file run alone (`node --test build/test/...`) starts its own control plane when it needs one.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TEST_TIER_ENV, type TestTier } from './tier.js';
 
 /** Where the compiled tests are, relative to the project. */
 export const TEST_ROOT = 'build/test';
@@ -36,7 +43,7 @@ export interface RunTestsOptions {
   cwd: string;
   /** The compiled test files to run, relative to cwd (default: every *.test.js under build/test). */
   files?: readonly string[];
-  /** The unit tier alone (*.unit.test.js). */
+  /** The unit tier alone (*.unit.test.js, and *.both.test.js on the fake API server). */
   unit?: boolean;
   /** A process per unit test file rather than one per core. */
   isolate?: boolean;
@@ -100,6 +107,9 @@ export function findTestFiles(cwd: string): string[] {
 
 const isUnit = (f: string) => f.endsWith('.unit.test.js');
 
+/** A file of one test body for both tiers (kubeforge/testing's startTestAPI): the unit tier runs it, then the full one. */
+export const isBothTiers = (f: string) => f.endsWith('.both.test.js');
+
 /**
  * An e2e test (build/test/e2e/..., as the scaffold's `manager.e2e.js`): it deploys to a real
  * cluster of its own (Kind), so it runs with no control plane, as Kubebuilder's `go test ./test/e2e`
@@ -120,7 +130,8 @@ export function unrunnableFiles(cwd: string, files: readonly string[], unit: boo
     if (/\.(c|m)?tsx?$/.test(f))
       return [`${f}: a TypeScript source; give its compiled file (${TEST_ROOT}/... .js, after npm run build)`];
     if (!f.endsWith('.test.js') && !isE2e(f)) return [`${f}: not a compiled test file (*.test.js)`];
-    if (unit && !isUnit(f)) return [`${f}: not a unit test file (*.unit.test.js), and --unit runs only those`];
+    if (unit && !isUnit(f) && !isBothTiers(f))
+      return [`${f}: not a unit test file (*.unit.test.js or *.both.test.js), and --unit runs only those`];
     return [];
   });
 }
@@ -134,12 +145,15 @@ export async function runTests(options: RunTestsOptions): Promise<RunTestsResult
   const explicit = (options.files?.length ?? 0) > 0;
   const files = explicit ? [...(options.files ?? [])] : findTestFiles(cwd);
   if (files.length === 0) throw new NoTestFilesError(TEST_ROOT);
-  const unitFiles = files.filter(isUnit);
-  const serverFiles = options.unit ? [] : files.filter((f) => !isUnit(f) && !isE2e(f));
-  const e2eFiles = options.unit ? [] : files.filter((f) => !isUnit(f) && isE2e(f));
+  const unitFiles = files.filter((f) => isUnit(f) || isBothTiers(f));
+  const serverFiles = options.unit ? [] : files.filter((f) => !isUnit(f) && (isBothTiers(f) || !isE2e(f)));
+  const e2eFiles = options.unit ? [] : files.filter((f) => !isUnit(f) && !isBothTiers(f) && isE2e(f));
   const result: RunTestsResult = { failed: false, unitFiles, serverFiles, e2eFiles };
+  // One TAP stream for every tier, as node --test writes one for all its files.
+  const started = Date.now();
+  const tap = new MergedTap(options.out);
   if (unitFiles.length > 0) {
-    const unit = await runUnitTier(unitFiles, options);
+    const unit = await runUnitTier(unitFiles, options, tap);
     result.unitTotals = unit.totals;
     if (unit.totals.fail > 0) result.failed = true;
     if (unit.interrupted) {
@@ -148,54 +162,86 @@ export async function runTests(options: RunTestsOptions): Promise<RunTestsResult
       return result;
     }
   } else if (options.unit) {
-    err(`test: no unit test files (*.unit.test.js) ${explicit ? 'among the files given' : `under ${TEST_ROOT}`}\n`);
+    err(
+      `test: no unit test files (*.unit.test.js, *.both.test.js) ${explicit ? 'among the files given' : `under ${TEST_ROOT}`}\n`,
+    );
   }
   if (serverFiles.length > 0) {
-    const server = await runServerTier(serverFiles, options);
+    const server = await runServerTier(serverFiles, options, tap);
     if (server.error !== undefined) result.controlPlaneError = server.error;
     else result.serverFailures = server.failures;
     if (server.error !== undefined || server.failures > 0) result.failed = true;
   }
   if (e2eFiles.length > 0) {
     options.err(`test: ${e2eFiles.length} e2e test file(s), on the cluster they deploy to (no control plane)\n`);
-    result.e2eFailures = await runTier(e2eFiles, 1, options);
+    result.e2eFailures = await runTier(e2eFiles, 1, options, tap, undefined);
     if (result.e2eFailures > 0) result.failed = true;
   }
+  tap.end(Date.now() - started);
   return result;
 }
 
-/** The environment of a test process: TAP (not the parent's test context) and source maps on. */
-function childEnv(): NodeJS.ProcessEnv {
+/**
+ * The environment of a test process: TAP (not the parent's test context), source maps on, and
+ * the tier it runs in (kubeforge/testing's testTier() reads it; none for e2e files).
+ */
+function childEnv(tier: TestTier | undefined): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.NODE_TEST_CONTEXT; // set when the runner itself runs under node --test: children would not speak TAP
+  if (tier === undefined) delete env[TEST_TIER_ENV];
+  else env[TEST_TIER_ENV] = tier;
   const nodeOptions = env.NODE_OPTIONS ?? '';
   if (!/(^|\s)--enable-source-maps(\s|$)/.test(nodeOptions) && !process.execArgv.includes('--enable-source-maps'))
     env.NODE_OPTIONS = `${nodeOptions} --enable-source-maps`.trim();
   return env;
 }
 
-/** Runs the files of a tier `concurrency` at a time with node:test's run(), TAP on `out` (in file order); the failing tests. */
-async function runTier(files: readonly string[], concurrency: number, options: RunTestsOptions): Promise<number> {
+/**
+ * Runs the files of a tier `concurrency` at a time with node:test's run(), its TAP into the
+ * run's one stream (in file order); the failing tests.
+ */
+async function runTier(
+  files: readonly string[],
+  concurrency: number,
+  options: RunTestsOptions,
+  merged: MergedTap,
+  tier: TestTier | undefined,
+): Promise<number> {
   const [{ run }, { tap }] = await Promise.all([import('node:test'), import('node:test/reporters')]);
-  // run() starts each file's process with this process's environment: source maps on, TAP.
-  const saved = { NODE_OPTIONS: process.env.NODE_OPTIONS, NODE_TEST_CONTEXT: process.env.NODE_TEST_CONTEXT };
-  const env = childEnv();
+  // run() starts each file's process with this process's environment: source maps on, TAP, the tier.
+  const saved = {
+    NODE_OPTIONS: process.env.NODE_OPTIONS,
+    NODE_TEST_CONTEXT: process.env.NODE_TEST_CONTEXT,
+    [TEST_TIER_ENV]: process.env[TEST_TIER_ENV],
+  };
+  const env = childEnv(tier);
   const restore = (name: keyof typeof saved) => {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   };
   let failures = 0;
+  const report = merged.report();
   try {
-    if (env.NODE_OPTIONS === undefined) delete process.env.NODE_OPTIONS;
-    else process.env.NODE_OPTIONS = env.NODE_OPTIONS;
+    for (const name of ['NODE_OPTIONS', TEST_TIER_ENV] as const) {
+      if (env[name] === undefined) delete process.env[name];
+      else process.env[name] = env[name];
+    }
     // node --test's rule: a failing todo test (or a skipped one) does not fail the run.
     const stream = run({ files: files.map((f) => resolve(options.cwd, f)), concurrency }).on('test:fail', (data) => {
       if (data.todo === undefined && data.skip === undefined) failures++;
     });
-    for await (const chunk of stream.compose(tap)) options.out(String(chunk));
+    let rest = '';
+    for await (const chunk of stream.compose(tap)) {
+      const lines = (rest + String(chunk)).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) report.line(line);
+    }
+    if (rest) report.line(rest);
   } finally {
+    report.exit(files, undefined, [], []);
     restore('NODE_OPTIONS');
     restore('NODE_TEST_CONTEXT');
+    restore(TEST_TIER_ENV);
   }
   return failures;
 }
@@ -210,6 +256,7 @@ async function runTier(files: readonly string[], concurrency: number, options: R
 async function runUnitTier(
   unitFiles: readonly string[],
   options: RunTestsOptions,
+  merged: MergedTap,
 ): Promise<{ totals: TestTotals; interrupted?: NodeJS.Signals }> {
   const processes = options.isolate ? unitFiles.length : Math.min(unitFiles.length, availableParallelism());
   options.err(`test: unit tier: ${unitFiles.length} test file(s) in ${processes} process(es), no control plane\n`);
@@ -229,20 +276,26 @@ async function runUnitTier(
   const onTerm = () => stop('SIGTERM');
   process.on('SIGINT', onInt).on('SIGTERM', onTerm);
   try {
-    const started = Date.now();
-    const merged = new MergedTap(options.out);
-    const queue = shares.map((files, i) => ({ files, i }));
+    const before = { ...merged.totals };
+    // The shares' reports, in the order of the shares (taken before any runs).
+    const queue = shares.map((files) => ({ files, report: merged.report() }));
+    // What marks the TAP reporter's lines in a share's stdout (anything else there the tests printed).
+    const mark = `\u001bkubeforge-tap-${randomBytes(6).toString('hex')}:`;
+    let n = 0;
     const worker = async () => {
       for (let job = queue.shift(); job && interrupted === undefined; job = queue.shift()) {
-        const share = join(dir, `share-${job.i + 1}`);
+        const share = join(dir, `share-${++n}`);
         writeFileSync(`${share}.mjs`, shareEntry(`${share}.progress`, job.files, options.cwd));
         writeFileSync(`${share}.reporter.mjs`, progressReporter(`${share}.progress`));
-        await runShare(share, job.files, merged.report(job.i), children, options.cwd);
+        writeFileSync(`${share}.tap.mjs`, markedTapReporter(mark));
+        await runShare(share, job.files, job.report, children, options.cwd, mark);
       }
     };
     await Promise.all(Array.from({ length: Math.min(processes, availableParallelism()) }, worker));
-    if (interrupted === undefined) merged.end(Date.now() - started);
-    return { totals: merged.totals, ...(interrupted !== undefined && { interrupted }) };
+    const totals = Object.fromEntries(
+      Object.entries(merged.totals).map(([k, v]) => [k, v - before[k as keyof TestTotals]]),
+    ) as unknown as TestTotals;
+    return { totals, ...(interrupted !== undefined && { interrupted }) };
   } finally {
     process.off('SIGINT', onInt).off('SIGTERM', onTerm);
     rmSync(dir, { recursive: true, force: true });
@@ -252,11 +305,50 @@ async function runUnitTier(
 /**
  * The source of a share's entry: it imports the files one after the other, and appends `drained`
  * to `progress` when the process runs out of work (Node's 'beforeExit', which a process.exit()
- * never reaches): every file ran, even one without tests (the reporter never starts then).
+ * never reaches): every file ran, even one without tests (the reporter never starts then). A file
+ * that does not load is recorded in `progress` with its error (the failing test names it, and it
+ * alone) and fails the process; the files after it still run, as under node --test.
  */
 function shareEntry(progress: string, files: readonly string[], cwd: string): string {
-  const drained = `import { appendFileSync } from 'node:fs';\nprocess.once('beforeExit', () => appendFileSync(${JSON.stringify(progress)}, 'drained\\n'));\n`;
-  return drained + files.map((f) => `await import(${JSON.stringify(pathToFileURL(resolve(cwd, f)).href)});\n`).join('');
+  const out = JSON.stringify(progress);
+  const head = `import { appendFileSync } from 'node:fs';
+process.once('beforeExit', () => appendFileSync(${out}, 'drained\\n'));
+const load = async (file, url) => {
+  try {
+    await import(url);
+  } catch (error) {
+    const message = error instanceof Error ? \`\${error.name}: \${error.message}\` : String(error);
+    appendFileSync(${out}, \`\${JSON.stringify(['load:fail', file, message])}\\n\`);
+    console.error(error);
+    process.exitCode = 1;
+  }
+};
+`;
+  return (
+    head +
+    files
+      .map((f) => `await load(${JSON.stringify(f)}, ${JSON.stringify(pathToFileURL(resolve(cwd, f)).href)});\n`)
+      .join('')
+  );
+}
+
+/**
+ * The source of a share's TAP reporter: node:test's, each line of it marked with `mark`, so that
+ * what the tests themselves print on stdout (console.log) is told from it and becomes a TAP
+ * comment, as node --test makes it.
+ */
+function markedTapReporter(mark: string): string {
+  return `import { tap } from 'node:test/reporters';
+export default async function* marked(source) {
+  let rest = '';
+  for await (const chunk of tap(source)) {
+    const lines = (rest + chunk).split('\\n');
+    rest = lines.pop();
+    if (lines.length > 0) yield lines.map((line) => ${JSON.stringify(mark)} + line + '\\n').join('');
+  }
+  if (rest) yield ${JSON.stringify(mark)} + rest + '\\n';
+}
+`;
 }
 
 /**
@@ -279,23 +371,41 @@ export default async function* progress(source) {
 `;
 }
 
+/** A file of a share that did not load, and its error. */
+interface LoadFailure {
+  file: string;
+  error: string;
+}
+
 /**
- * The files of a share that did not report: none when its process ran to the end; otherwise
- * those with a top-level test queued and not ended, or with no test seen at all (a process that
- * exits early, even with code 0 (a test calling process.exit(0)), ends the files after it unrun).
+ * What a share's progress says: the files that did not load, and those that did not report:
+ * none when its process ran to the end; otherwise those with a top-level test queued and not
+ * ended, or with no test seen at all (a process that exits early, even with code 0 (a test
+ * calling process.exit(0)), ends the files after it unrun).
  */
-function unreported(progress: string, files: readonly string[], cwd: string): string[] {
+function shareProgress(
+  progress: string,
+  files: readonly string[],
+  cwd: string,
+): { missing: string[]; loadFailures: LoadFailure[] } {
   let lines: string[] = [];
   try {
     lines = readFileSync(progress, 'utf8').split('\n').filter(Boolean);
   } catch {
     // the process never started its reporter
   }
-  if (lines.includes('end') || lines.includes('drained')) return [];
+  const loadFailures: LoadFailure[] = [];
+  for (const line of lines) {
+    if (!line.startsWith('["load:fail"')) continue;
+    const [, file, error] = JSON.parse(line) as [string, string, string];
+    loadFailures.push({ file, error });
+  }
+  const failedToLoad = new Set(loadFailures.map((f) => f.file));
+  if (lines.includes('end') || lines.includes('drained')) return { missing: [], loadFailures };
   const open = new Map<string, number>();
   const seen = new Set<string>();
   for (const line of lines) {
-    if (line === 'end') continue;
+    if (line === 'end' || line === 'drained' || line.startsWith('["load:fail"')) continue;
     const [type, file] = JSON.parse(line) as [string, string];
     const path = file.startsWith('file:') ? fileURLToPath(file) : file;
     seen.add(path);
@@ -308,12 +418,18 @@ function unreported(progress: string, files: readonly string[], cwd: string): st
       return resolve(cwd, f);
     }
   };
-  return files.filter((f) => !seen.has(real(f)) || open.get(real(f)) !== 0);
+  const missing = files.filter((f) => !failedToLoad.has(f) && (!seen.has(real(f)) || open.get(real(f)) !== 0));
+  return { missing, loadFailures };
 }
 
 interface ShareReport {
   line(line: string): void;
-  exit(files: readonly string[], failure: string | undefined, missing: readonly string[]): void;
+  exit(
+    files: readonly string[],
+    failure: string | undefined,
+    missing: readonly string[],
+    loadFailures: readonly LoadFailure[],
+  ): void;
 }
 
 /**
@@ -327,9 +443,10 @@ function runShare(
   report: ShareReport,
   children: Set<ChildProcess>,
   cwd: string,
+  mark: string,
 ): Promise<void> {
   const reporters = [
-    '--test-reporter=tap',
+    `--test-reporter=${pathToFileURL(`${share}.tap.mjs`).href}`,
     '--test-reporter-destination=stdout',
     `--test-reporter=${pathToFileURL(`${share}.reporter.mjs`).href}`,
     '--test-reporter-destination=stderr',
@@ -337,27 +454,34 @@ function runShare(
   const child = spawn(process.execPath, [...process.execArgv, ...reporters, `${share}.mjs`], {
     cwd,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: childEnv(),
+    env: childEnv('unit'),
   });
   children.add(child);
   let rest = '';
+  // A line of the TAP reporter is marked; anything else (or before the mark) the tests printed.
+  const line = (text: string) => {
+    const at = text.indexOf(mark);
+    if (at !== 0 && text !== '') report.line(`# ${tapEscape(at < 0 ? text : text.slice(0, at))}`);
+    if (at >= 0) report.line(text.slice(at + mark.length));
+  };
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop() ?? '';
-    for (const line of lines) report.line(line);
+    for (const l of lines) line(l);
   });
   return new Promise((done) => {
     // A process that could not start (no file descriptor left...) may never emit 'close'.
     child.on('error', (err) => {
       children.delete(child);
-      report.exit(files, err.message, files);
+      report.exit(files, err.message, files, []);
       done();
     });
     child.on('close', (code, signal) => {
       children.delete(child);
-      if (rest) report.line(rest);
+      if (rest) line(rest);
       const failure = code === 0 ? undefined : signal ? `signal ${signal}` : `code ${code}`;
-      report.exit(files, failure, unreported(`${share}.progress`, files, cwd));
+      const { missing, loadFailures } = shareProgress(`${share}.progress`, files, cwd);
+      report.exit(files, failure, missing, loadFailures);
       done();
     });
   });
@@ -402,10 +526,11 @@ class MergedTap {
   }
 
   /**
-   * The report of the i-th process: its lines, then how it exited (undefined when with code 0)
-   * and which of its files did not report.
+   * The report of the next process (or tier) in the stream's order: its lines, then how it exited
+   * (undefined when with code 0), which of its files did not report and which did not load.
    */
-  report(i: number): ShareReport {
+  report(): ShareReport {
+    const i = this.pending.length;
     const own: Pending = { lines: [], done: false, planned: false, failed: 0 };
     this.pending[i] = own;
     return {
@@ -425,8 +550,17 @@ class MergedTap {
         own.lines.push(line);
         if (this.head === i) this.flush();
       },
-      exit: (files, failure, missing) => {
+      exit: (files, failure, missing, loadFailures) => {
         if (own.done) return;
+        // Each file that did not load: a failing test named after it alone, as node --test reports it.
+        for (const { file, error } of loadFailures) {
+          this.failure(
+            own,
+            [file],
+            `test process exited with ${failure ?? 'code 1'}: this file did not load: ${error}`,
+          );
+          own.failed++;
+        }
         if (missing.length > 0 || (failure !== undefined && own.failed === 0)) {
           // A process that failed outside its tests (a file that does not load, an error after
           // the tests), or ended before some of its files reported (a process.exit(0) in a test
@@ -437,21 +571,26 @@ class MergedTap {
             missing.length > 0
               ? `test process exited with ${failure ?? 'code 0'} before ${named.length === 1 ? 'this file' : 'these files'} reported: ${named.join(', ')}`
               : `test process exited with ${failure}`;
-          this.totals.tests++;
-          this.totals.fail++;
-          own.lines.push(
-            `not ok 1 - ${tapEscape(named.join(', '))}`,
-            '  ---',
-            "  failureType: 'testCodeFailure'",
-            `  error: '${error.replaceAll("'", "''")}'`,
-            "  code: 'ERR_TEST_FAILURE'",
-            '  ...',
-          );
+          this.failure(own, named, error);
         }
         own.done = true;
         if (this.head === i) this.flush();
       },
     };
+  }
+
+  /** A failing top-level test named after `files`, with `error`, counted. */
+  private failure(own: Pending, files: readonly string[], error: string): void {
+    this.totals.tests++;
+    this.totals.fail++;
+    own.lines.push(
+      `not ok 1 - ${tapEscape(files.join(', '))}`,
+      '  ---',
+      "  failureType: 'testCodeFailure'",
+      `  error: '${error.replace(/\s*\n[\s\S]*$/, '').replaceAll("'", "''")}'`,
+      "  code: 'ERR_TEST_FAILURE'",
+      '  ...',
+    );
   }
 
   /** Writes what the processes from the head on have ready, moving the head past those that exited. */
@@ -472,7 +611,7 @@ class MergedTap {
     return m ? `${m[1]} ${++this.numbered}${m[3]}` : line;
   }
 
-  /** The plan and the summary of all the processes. */
+  /** The plan and the summary of all the processes (call once, when every report has exited). */
   end(ms: number): void {
     this.out(`1..${this.numbered}\n`);
     for (const [k, v] of Object.entries(this.totals)) this.out(`# ${k} ${v}\n`);
@@ -484,6 +623,7 @@ class MergedTap {
 async function runServerTier(
   serverFiles: readonly string[],
   options: RunTestsOptions,
+  tap: MergedTap,
 ): Promise<{ failures: number; error?: string }> {
   const { startSharedTestEnvironment, stopSharedTestEnvironment } = await import('./shared.js');
   let env: Awaited<ReturnType<typeof startSharedTestEnvironment>>;
@@ -503,7 +643,7 @@ async function runServerTier(
       : `test: one control plane (kube-apiserver pid ${apiserver}) for ${serverFiles.length} test file(s)\n`,
   );
   try {
-    return { failures: await runTier(serverFiles, 1, options) };
+    return { failures: await runTier(serverFiles, 1, options, tap, 'full') };
   } finally {
     await stopSharedTestEnvironment(env);
   }

@@ -49,7 +49,7 @@ describe('kubeforge create api --controller-name (CLI)', () => {
     assert.match(backup, /export class CaptainBackupReconciler \{/);
     assert.match(backup, /\.named\('captain-backup'\)/);
     assert.match(
-      readFileSync(join(dir, 'test/controller/captain_backup_controller.test.ts'), 'utf8'),
+      readFileSync(join(dir, 'test/controller/captain_backup_controller.both.test.ts'), 'utf8'),
       /new CaptainBackupReconciler\(/,
     );
     const main = readFileSync(join(dir, 'src/main.ts'), 'utf8');

@@ -390,6 +390,13 @@ describe('--json: one document on stdout, valid against schemas/output.schema.js
     assert.equal(help.code, 0);
     assert.equal(help.doc.command, '');
     assert.match(help.doc.help ?? '', /Usage: kubeforge/);
+    // No command at all: the help and exit 0, as Kubebuilder does (and on stdout without --json).
+    const bare = await json(root, [], { compare: true });
+    assert.equal(bare.code, 0);
+    assert.equal(bare.doc.help, help.doc.help);
+    const plain = await kubeforgeIn(root);
+    assert.equal(plain.code, 0);
+    assert.match(plain.out, /^Usage: kubeforge \[options\] \[command\]/);
     const sub = await json(root, ['create', 'api', '--help']);
     assert.equal(sub.doc.command, 'create api');
     assert.match(sub.doc.help ?? '', /--kind <kind>/);

@@ -147,10 +147,10 @@ describe('e2e: kubeforge init -> create api x3 -> build -> test -> kustomize -> 
 
   it('a test file run alone (node --test) starts a control plane of its own', { timeout: 3 * MINUTES }, () => {
     const counter = countingAssets(join(work, 'assets-alone'));
-    const r = sh(process.execPath, ['--test', 'build/test/controller/cronjob_controller.test.js'], project, {
+    const r = sh(process.execPath, ['--test', 'build/test/controller/cronjob_controller.both.test.js'], project, {
       KUBEBUILDER_ASSETS: counter.assets,
     });
-    ok(r, 'node --test build/test/controller/cronjob_controller.test.js');
+    ok(r, 'node --test build/test/controller/cronjob_controller.both.test.js');
     assert.match(r.stdout, /^# fail 0$/m);
     assert.equal(counter.starts(), 1);
   });

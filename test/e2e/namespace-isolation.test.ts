@@ -13,7 +13,7 @@
  * would list and reconcile it, and the test fails.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -38,7 +38,9 @@ const TENDER = [
   'busybox:1.36',
 ];
 
-const FRIGATE_TEST = 'build/test/controller/frigate_controller.test.js';
+// Frigate's is one test body for both tiers (the fake API server, then the real one); Tender's
+// (deploy-image) is a test of the real server alone.
+const FRIGATE_TEST = 'build/test/controller/frigate_controller.both.test.js';
 const TENDER_TEST = 'build/test/controller/tender_controller.test.js';
 
 /** Replaces the one match of `pattern` in `text`, failing when there is not exactly one. */
@@ -49,14 +51,15 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string, what: s
 }
 
 /**
- * Instruments the scaffolded test of `kind` (test/controller/<kind>_controller.test.ts): leaves
+ * Instruments the scaffolded test of `kind` (test/controller/<kind>_controller[.both].test.ts): leaves
  * `leftover` (an object of the other Kind, in this file's namespace) behind, records the
  * namespaces the manager's reconciler is asked about, and asserts at the end of the manager test
  * that they are this file's namespace only. It prints one `isolation <Kind>:` line, with the number
  * of <Kind> objects in other namespaces at that moment (the objects the manager must not see).
  */
 function instrument(kind: string, leftover: string): void {
-  const file = join(project, `test/controller/${kind.toLowerCase()}_controller.test.ts`);
+  const both = join(project, `test/controller/${kind.toLowerCase()}_controller.both.test.ts`);
+  const file = existsSync(both) ? both : join(project, `test/controller/${kind.toLowerCase()}_controller.test.ts`);
   let text = readFileSync(file, 'utf8');
   text = replaceOnce(
     text,
@@ -145,10 +148,15 @@ describe("e2e: two scaffolded test files' managers on one API server never recon
         );
       }
       // Not vacuous: while the second file's manager ran, the first had left a Kind it watches.
-      const line = new RegExp(
-        `^\\s*# isolation ${kindOf(second)}: reconciled \\["(test-[0-9a-f]{8})"\\] in \\1; ${kindOf(second)} objects in other namespaces: (\\d+)$`,
-        'm',
-      ).exec(out);
+      // (The last such line: a both-tier file reports from the unit tier first, on its own fake.)
+      const line = [
+        ...out.matchAll(
+          new RegExp(
+            `^\\s*# isolation ${kindOf(second)}: reconciled \\["(test-[0-9a-f]{8})"\\] in \\1; ${kindOf(second)} objects in other namespaces: (\\d+)$`,
+            'gm',
+          ),
+        ),
+      ].at(-1);
       assert.ok(line, `the ${kindOf(second)} manager test reported what it reconciled:\n${out}`);
       assert.ok(
         Number(line[2]) >= 1,

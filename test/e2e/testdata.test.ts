@@ -93,7 +93,12 @@ describe('e2e: testdata/project is what npm run generate:testdata makes, and it 
     assertAllPassed(out, 'the sample tests');
     // The controller's and the webhooks' unit tests ran first, on no control plane.
     assert.match(r.stderr, /^test: unit tier: 2 test file\(s\) in \d+ process\(es\), no control plane$/m);
-    assert.match(out, /^ok \d+ - CronJob controller on the fake API server$/m);
+    // The controller's one test body (cronjob_controller.both.test.ts): the unit tier, then the full one.
+    assert.equal(
+      out.match(/^ok \d+ - CronJob controller$/gm)?.length,
+      2,
+      'the CronJob controller test ran on both tiers',
+    );
     assert.match(out, /^ok \d+ - CronJob webhook, called directly$/m);
     for (const name of [
       'waits for the scheduled time, then creates the Job of the run with a controller reference',

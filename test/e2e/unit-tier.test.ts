@@ -2,8 +2,9 @@
  * End to end: a generated project's unit tier needs no API server binaries. Pack kubeforge,
  * `kubeforge init`, then with the installed CLI `create api` for a namespaced Kind, a
  * cluster-scoped one, the built-in Deployment and a deploy-image Kind, and `create webhook` for
- * defaulting, validation and a conversion (and for the built-in Pod). Every controller and webhook
- * gets a `*.unit.test.ts` beside its test. `npm run test:unit` then passes with KUBEBUILDER_ASSETS
+ * defaulting, validation and a conversion (and for the built-in Pod). create api's controllers get
+ * one `*.both.test.ts` (run on both tiers); the deploy-image controller and every webhook get a
+ * `*.unit.test.ts` beside its test. `npm run test:unit` then passes with KUBEBUILDER_ASSETS
  * unset and a PATH on which no etcd or kube-apiserver can be found, and no such process is ever
  * a descendant of the run (the process table is sampled while it runs). `npm test` still passes,
  * the unit tier first, then the rest on exactly one kube-apiserver. The wall times of both are
@@ -63,14 +64,16 @@ const COMMANDS: string[][] = [
 ];
 
 /** Each scaffolded real-server test and the unit-tier test beside it. */
-const PAIRS = [
+/** create api's controllers: one test body for both tiers (`*.both.test.ts`). */
+const BOTH = [
   'test/controller/frigate_controller',
   'test/controller/harbor_controller',
   'test/controller/deployment_controller',
-  'test/controller/tender_controller',
-  'test/webhook/v1/frigate_webhook',
-  'test/webhook/v1/pod_webhook',
 ];
+/** The deploy-image controller's and the webhooks': a unit test beside the real-server test. */
+const PAIRS = ['test/controller/tender_controller', 'test/webhook/v1/frigate_webhook', 'test/webhook/v1/pod_webhook'];
+/** The files of the unit tier. */
+const UNIT_FILES = BOTH.length + PAIRS.length;
 
 /** The command name of every process below `root` (from /proc: pid -> parent, name). */
 function descendants(root: number): string[] {
@@ -136,7 +139,7 @@ function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `# duration_ms` of each TAP summary in `out`, in order (one per tier). */
+/** `# duration_ms` of each TAP summary in `out`, in order (kubeforge test writes one for all its tiers). */
 const tierDurations = (out: string) =>
   [...out.matchAll(/^# duration_ms ([\d.]+)$/gm)].map((m) => Math.round(Number(m[1])));
 
@@ -171,6 +174,11 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
       assert.ok(existsSync(join(project, `${base}.test.ts`)), `${base}.test.ts`);
       assert.ok(existsSync(join(project, `${base}.unit.test.ts`)), `${base}.unit.test.ts`);
     }
+    for (const base of BOTH) {
+      assert.ok(existsSync(join(project, `${base}.both.test.ts`)), `${base}.both.test.ts`);
+      assert.ok(!existsSync(join(project, `${base}.test.ts`)), `no ${base}.test.ts`);
+      assert.ok(!existsSync(join(project, `${base}.unit.test.ts`)), `no ${base}.unit.test.ts`);
+    }
     const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     assert.equal(pkg.scripts['test:unit'], 'npm run build && kubeforge test --unit');
   });
@@ -201,11 +209,17 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     const pass = assertAllPassed(r.stdout, 'npm run test:unit');
     assert.match(
       r.stderr,
-      new RegExp(`^test: unit tier: ${PAIRS.length} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`, 'm'),
+      new RegExp(`^test: unit tier: ${UNIT_FILES} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`, 'm'),
     );
     assert.doesNotMatch(r.stderr, /control plane \(kube-apiserver|cannot start the test control plane/);
-    for (const kind of ['Frigate', 'Harbor', 'Deployment', 'Tender'])
-      assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller on the fake API server$`, 'm'));
+    // create api's controllers: their one *.both.test.js file, once, on the fake API server.
+    for (const kind of ['Frigate', 'Harbor', 'Deployment'])
+      assert.equal(
+        r.stdout.match(new RegExp(`^ok \\d+ - ${kind} controller$`, 'gm'))?.length,
+        1,
+        `${kind}: the unit tier only`,
+      );
+    assert.match(r.stdout, /^ok \d+ - Tender controller on the fake API server$/m);
     for (const kind of ['Frigate', 'Pod'])
       assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} webhook, called directly$`, 'm'));
     for (const name of [
@@ -218,7 +232,7 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
       assert.match(r.stdout, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), name);
     }
     // Not a real-server test among them: none of the files the control plane runs.
-    assert.doesNotMatch(r.stdout, /^ok \d+ - (Frigate|Harbor|Deployment|Tender) controller$/m);
+    assert.doesNotMatch(r.stdout, /^ok \d+ - Tender controller$/m);
     const started = [...r.seen].filter((n) => /^(etcd|kube-apiserver)$/.test(n));
     assert.deepEqual(started, [], 'no etcd or kube-apiserver ran below npm run test:unit');
     assert.ok(r.seen.has('node'), `the sampling saw the run's processes: ${[...r.seen].join(', ')}`);
@@ -243,16 +257,12 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
       assert.match(
         shared.stderr,
         new RegExp(
-          `^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`,
+          `^test: unit tier: ${UNIT_FILES + 1} test file\\(s\\) in \\d+ process\\(es\\), no control plane$`,
           'm',
         ),
       );
       assert.match(shared.stdout, /^not ok \d+ - fails on purpose$/m);
-      assert.match(
-        shared.stdout,
-        /^ok \d+ - Frigate controller on the fake API server$/m,
-        'the files sharing its process still ran',
-      );
+      assert.match(shared.stdout, /^ok \d+ - Frigate controller$/m, 'the files sharing its process still ran');
       assert.match(shared.stdout, /^# fail 1$/m);
 
       const isolated = sh(process.execPath, [...KUBEFORGE_TEST, '--unit', '--isolate'], project, env);
@@ -260,7 +270,7 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
       assert.match(
         isolated.stderr,
         new RegExp(
-          `^test: unit tier: ${PAIRS.length + 1} test file\\(s\\) in ${PAIRS.length + 1} process\\(es\\), no control plane$`,
+          `^test: unit tier: ${UNIT_FILES + 1} test file\\(s\\) in ${UNIT_FILES + 1} process\\(es\\), no control plane$`,
           'm',
         ),
       );
@@ -285,23 +295,28 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
       unit >= 0 && plane > unit,
       `the unit tier, then one control plane for the suite and the six real-server tests:\n${r.stderr}`,
     );
-    assert.equal([...r.stdout.matchAll(/^# fail 0$/gm)].length, 2, 'a TAP summary per tier');
-    for (const kind of ['Frigate', 'Harbor', 'Deployment', 'Tender']) {
-      assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller on the fake API server$`, 'm'));
-      assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} controller$`, 'm'));
-    }
+    assert.equal([...r.stdout.matchAll(/^# fail 0$/gm)].length, 1, 'one TAP summary for both tiers');
+    // create api's controllers: one test body, run on each tier.
+    for (const kind of ['Frigate', 'Harbor', 'Deployment'])
+      assert.equal(
+        r.stdout.match(new RegExp(`^ok \\d+ - ${kind} controller$`, 'gm'))?.length,
+        2,
+        `${kind}: both tiers`,
+      );
+    assert.match(r.stdout, /^ok \d+ - Tender controller on the fake API server$/m);
+    assert.match(r.stdout, /^ok \d+ - Tender controller$/m);
     assert.ok(
-      r.stdout.search(/^ok \d+ - Frigate controller on the fake API server$/m) <
-        r.stdout.search(/^ok \d+ - Frigate controller$/m),
+      r.stdout.search(/^ok \d+ - Tender controller on the fake API server$/m) <
+        r.stdout.search(/^ok \d+ - Tender controller$/m),
       'the unit tier ran first',
     );
     assert.equal(counter.starts(), 1, 'npm test started exactly one kube-apiserver');
     // The sampling that saw none under npm run test:unit sees them here.
     for (const tool of ['etcd', 'kube-apiserver'])
       assert.ok(r.seen.has(tool), `${tool} seen below npm test: ${[...r.seen].join(', ')}`);
-    const [unitMs, serverMs] = tierDurations(r.stdout);
+    const [ms] = tierDurations(r.stdout);
     t.diagnostic(
-      `npm test: ${(r.ms / 1000).toFixed(1)} s wall (build, coverage, control plane start included); unit tier ${unitMs} ms, real-server tier ${serverMs} ms (TAP duration_ms)`,
+      `npm test: ${(r.ms / 1000).toFixed(1)} s wall (build, coverage, control plane start included); both tiers ${ms} ms (TAP duration_ms)`,
     );
   });
 
@@ -311,13 +326,14 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     const env = { ...baseEnv(), KUBEBUILDER_ASSETS: process.env.KUBEBUILDER_ASSETS };
     const unit = await watched(process.execPath, [...KUBEFORGE_TEST, '--unit'], env);
     assert.equal(unit.status, 0, unit.stdout + unit.stderr);
+    // The real-server files alone (a *.both.test.js file named would run in the unit tier too).
     const files = PAIRS.map((base) => `build/${base}.test.js`).concat('build/test/suite.test.js');
     const server = await watched(process.execPath, [...KUBEFORGE_TEST, ...files], env);
     assert.equal(server.status, 0, server.stdout + server.stderr);
     assertAllPassed(server.stdout, 'the real-server tier');
     assert.doesNotMatch(server.stderr, /unit tier/);
     t.diagnostic(
-      `unit tier ${(unit.ms / 1000).toFixed(1)} s wall (${PAIRS.length} files); real-server tier ${(server.ms / 1000).toFixed(1)} s wall (${files.length} files, one control plane started and stopped); ratio ${(unit.ms / server.ms).toFixed(2)}`,
+      `unit tier ${(unit.ms / 1000).toFixed(1)} s wall (${UNIT_FILES} files); real-server tier ${(server.ms / 1000).toFixed(1)} s wall (${files.length} files, one control plane started and stopped); ratio ${(unit.ms / server.ms).toFixed(2)}`,
     );
   });
 });

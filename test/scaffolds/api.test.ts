@@ -305,8 +305,7 @@ describe('kubeforge create api (idempotence)', () => {
         'update PROJECT',
         'create src/controller/cronjob_controller.ts',
         'update src/main.ts',
-        'create test/controller/cronjob_controller.test.ts',
-        'create test/controller/cronjob_controller.unit.test.ts',
+        'create test/controller/cronjob_controller.both.test.ts',
       ],
     );
     const entry = parseProject(host.read('PROJECT')!.toString()).resources[0];
@@ -754,6 +753,9 @@ describe('kubeforge create api (Kinds named like a name of the scaffolded files)
     await createApi(host, { group: 'batch', version: 'v1', kind: 'Promise' });
     await createApi(host, { group: 'batch', version: 'v1', kind: 'Package' });
     await createApi(host, { group: 'batch', version: 'v1', kind: 'Request' });
+    // The test's own names: `api` (startTestAPI's server) and its type TestAPI.
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'Api' });
+    await createApi(host, { group: 'batch', version: 'v1', kind: 'TestAPI' });
     const read = (path: string) => host.read(path)!.toString('utf8');
     const types = read('src/api/v1/v1condition_types.ts');
     assert.match(
@@ -769,9 +771,14 @@ describe('kubeforge create api (Kinds named like a name of the scaffolded files)
     const pkg = read('src/controller/package_controller.ts');
     assert.match(pkg, /let packageObject: Package;/);
     assert.match(
-      read('test/controller/package_controller.test.ts'),
+      read('test/controller/package_controller.both.test.ts'),
       /const packageObject = await client\.get\(Package, request\);/,
     );
+    const apiTest = read('test/controller/api_controller.both.test.ts');
+    assert.match(apiTest, /let api: TestAPI;/);
+    assert.doesNotMatch(apiTest, /const api = await client\.get/, "the Kind's variable is renamed");
+    const testApiTest = read('test/controller/testapi_controller.both.test.ts');
+    assert.match(testApiTest, /import \{ TestAPI as TestAPIKind \} from/);
     const request = read('src/controller/request_controller.ts');
     assert.match(request, /import \{ Request as RequestKind \}/);
     assert.match(
@@ -791,8 +798,7 @@ describe('kubeforge create api (controllers for built-in Kinds)', () => {
         'update PROJECT',
         'create src/controller/deployment_controller.ts',
         'update src/main.ts',
-        'create test/controller/deployment_controller.test.ts',
-        'create test/controller/deployment_controller.unit.test.ts',
+        'create test/controller/deployment_controller.both.test.ts',
       ],
     );
     assert.deepEqual(result.resource, {

@@ -170,8 +170,7 @@ const CASES: {
       [
         'edit-types',
         'src/api/v1/wordpress_types.ts',
-        'test/controller/wordpress_controller.test.ts',
-        'test/controller/wordpress_controller.unit.test.ts',
+        'test/controller/wordpress_controller.both.test.ts',
       ],
       webhook('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress', '--defaulting'),
     ],

@@ -195,6 +195,48 @@ describe("kubeforge test: the unit tier merges its processes' TAP as node --test
     }
   });
 
+  // A test's own output on stdout (console.log) is not TAP: node --test makes each line of it a
+  // comment, so a line that looks like TAP (a plan, a test line, a header) changes no count.
+  const PRINTING =
+    "import { it } from 'node:test';\nit('prints', () => { console.log('hello # there'); console.log('ok 99 - not a test'); console.log('TAP version 13'); console.log('1..1'); console.log('# fail 3'); });\n";
+  for (const [how, run] of [
+    ['all files in one process', (files: Record<string, string>) => both(files)],
+    ['a process per file (--isolate)', (files: Record<string, string>) => both(files, '--isolate')],
+  ] as const) {
+    it(`what a test prints on stdout in ${how} becomes a TAP comment, as node --test makes it`, () => {
+      const { ours, node } = run({ ...FILES, 'p.unit.test.js': PRINTING });
+      assert.equal(ours.status, 0, ours.stdout + ours.stderr);
+      const printed = ['# hello \\# there', '# ok 99 - not a test', '# TAP version 13', '# 1..1', '# \\# fail 3'];
+      for (const line of printed) {
+        assert.ok(node.stdout.split('\n').includes(line), `node --test writes ${line}:\n${node.stdout}`);
+        assert.ok(ours.stdout.split('\n').includes(line), `${line}:\n${ours.stdout}`);
+      }
+      assert.equal(ours.stdout.match(/^TAP version 13$/gm)?.length, 1, ours.stdout);
+      const s = summary(ours.stdout);
+      assert.deepEqual(s.counts, summary(node.stdout).counts);
+      assert.deepEqual(s.plans, [`1..${s.topLevel.length}`], ours.stdout);
+      assert.doesNotMatch(ours.stdout, /^ok 99 /m);
+    });
+  }
+
+  it('a file that does not load in a process shared with others: only that file is named, the others run', () => {
+    const { ours } = pinned({ ...FILES, 'b2.unit.test.js': CRASHING });
+    const { node } = both({ ...FILES, 'b2.unit.test.js': CRASHING });
+    assert.equal(ours.status, 1, ours.stdout);
+    const failing = ours.stdout.split('\n').filter((l) => /^not ok \d+/.test(l) && !/ # TODO /.test(l));
+    assert.deepEqual(
+      failing.map((l) => l.replace(/^not ok \d+ - /, '')),
+      ['build/test/b2.unit.test.js'],
+    );
+    assert.match(
+      ours.stdout,
+      /error: 'test process exited with code 1: this file did not load: Error: this file does not load'/,
+    );
+    const s = summary(ours.stdout);
+    assert.deepEqual(s.counts, summary(node.stdout).counts, 'node --test counts the file as one failing test too');
+    assert.equal(s.counts.pass, 5, 'the files after it in the process ran');
+  });
+
   it("a file name with a '#' is escaped as Node's TAP reporter does: the failure is not read as a TODO directive", () => {
     const { ours, node } = both({ ...FILES, 'z # TODO.unit.test.js': CRASHING }, '--isolate');
     assert.equal(ours.status, 1, ours.stdout);
@@ -328,7 +370,7 @@ describe('kubeforge test: the command', () => {
     // --unit leaves it out: nothing to run in the unit tier is said, and is no failure.
     const u = kubeforge('test', '--unit');
     assert.equal(u.status, 0, u.stderr);
-    assert.match(u.stderr, /no unit test files \(\*\.unit\.test\.js\) under build\/test/);
+    assert.match(u.stderr, /no unit test files \(\*\.unit\.test\.js, \*\.both\.test\.js\) under build\/test/);
   });
 
   it('a failing unit tier and a control plane that cannot start: both said (KF1501 and KF1502)', () => {
@@ -363,6 +405,57 @@ describe('kubeforge test: the command', () => {
     assert.match(f.stderr, /KF1501 +tests failed in the e2e files/);
   });
 
+  it('the tiers write one TAP stream: one header, numbered through, one plan and one summary of them all', () => {
+    rmSync(join(dir, 'build'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test/e2e'), { recursive: true });
+    writeFileSync(join(dir, 'build/test/a.unit.test.js'), FILES['a.unit.test.js']);
+    writeFileSync(join(dir, 'build/test/b.unit.test.js'), FILES['b.unit.test.js']);
+    writeFileSync(
+      join(dir, 'build/test/e2e/manager.e2e.js'),
+      "import { it } from 'node:test';\nit('deploys', () => {});\n",
+    );
+    const r = kubeforge(
+      'test',
+      'build/test/a.unit.test.js',
+      'build/test/b.unit.test.js',
+      'build/test/e2e/manager.e2e.js',
+    );
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(r.stdout.match(/^TAP version 13$/gm)?.length, 1, r.stdout);
+    const s = summary(r.stdout);
+    assert.deepEqual(
+      s.topLevel.map((l) => l.replace(/ # .*$/, '')),
+      ['ok 1 - a', 'ok 2 - b one', 'ok 3 - b skipped', 'ok 4 - deploys'],
+    );
+    assert.deepEqual(s.plans, ['1..4'], r.stdout);
+    assert.equal(r.stdout.match(/^# tests \d+$/gm)?.length, 1, 'one summary');
+    assert.deepEqual(s.counts, { tests: 5, suites: 1, pass: 4, fail: 0, cancelled: 0, skipped: 1, todo: 0 });
+    // A control plane that cannot start: the stream still ends with one plan and summary.
+    writeFileSync(join(dir, 'build/test/s.test.js'), "import { it } from 'node:test';\nit('server', () => {});\n");
+    const f = kubeforge('test');
+    assert.equal(f.status, 1);
+    assert.equal(f.stdout.match(/^TAP version 13$/gm)?.length, 1, f.stdout);
+    assert.deepEqual(summary(f.stdout).plans, ['1..3'], f.stdout);
+  });
+
+  it('a *.both.test.js file runs in the unit tier with KUBEFORGE_TEST_TIER=unit (--unit accepts it), then in the full tier', () => {
+    rmSync(join(dir, 'build'), { recursive: true, force: true });
+    mkdirSync(join(dir, 'build/test'), { recursive: true });
+    writeFileSync(
+      join(dir, 'build/test/t.both.test.js'),
+      "import { it } from 'node:test';\nit(`tier ${process.env.KUBEFORGE_TEST_TIER}`, () => {});\n",
+    );
+    const u = kubeforge('test', '--unit');
+    assert.equal(u.status, 0, u.stdout + u.stderr);
+    assert.match(u.stdout, /^ok 1 - tier unit$/m);
+    assert.equal(kubeforge('test', '--unit', 'build/test/t.both.test.js').status, 0);
+    // Without --unit it runs in the unit tier, then the full tier's control plane is wanted.
+    const f = kubeforge('test');
+    assert.equal(f.status, 1);
+    assert.match(f.stdout, /^ok 1 - tier unit$/m);
+    assert.match(f.stderr, /KF1502 +cannot start the test control plane/);
+  });
+
   it('files given that are not compiled tests of the project, or not unit tests with --unit: KF1500, nothing run', () => {
     rmSync(join(dir, 'build'), { recursive: true, force: true });
     mkdirSync(join(dir, 'build/test'), { recursive: true });
@@ -374,7 +467,7 @@ describe('kubeforge test: the command', () => {
     const cases: [string[], RegExp][] = [
       [
         ['--unit', 'build/test/s.test.js'],
-        /s\.test\.js: not a unit test file \(\*\.unit\.test\.js\), and --unit runs only those/,
+        /s\.test\.js: not a unit test file \(\*\.unit\.test\.js or \*\.both\.test\.js\), and --unit runs only those/,
       ],
       [['--unit', 'build/test/a.unit.test.js', 'build/test/s.test.js'], /s\.test\.js: not a unit test file/],
       [['--unit', 'test/a.unit.test.ts'], /a TypeScript source; give its compiled file/],

@@ -12,7 +12,7 @@ export const TEST_FLAGS = {
   unit: {
     type: 'switch',
     description:
-      'the unit tier alone (*.unit.test.js, on the fake API server): no control plane, no KUBEBUILDER_ASSETS',
+      'the unit tier alone (*.unit.test.js and *.both.test.js, on the fake API server): no control plane, no KUBEBUILDER_ASSETS',
   },
   isolate: {
     type: 'switch',
@@ -38,14 +38,17 @@ export function registerTest(program: Command, ctx: CliContext): void {
       'after',
       `
 Runs what the build compiled (build it first: npm run build) in child processes, with source maps
-on; TAP goes to stdout (to stderr with --json), one summary per tier:
-  1. the unit tier, *.unit.test.js: on kubeforge/testing's fake API server or on none; its files
-     run in parallel, one process per core (per file with --isolate), each process running its
-     share one after the other;
-  2. every other file, one at a time, against ONE etcd + kube-apiserver (from KUBEBUILDER_ASSETS,
-     see kubeforge setup-envtest) started for the whole tier; each file's TestEnvironment joins it;
+on; one TAP stream goes to stdout (to stderr with --json), the tiers numbered through:
+  1. the unit tier, *.unit.test.js and *.both.test.js: on kubeforge/testing's fake API server or on
+     none; its files run in parallel, one process per core (per file with --isolate), each process
+     running its share one after the other;
+  2. every other file, *.both.test.js again, one at a time, against ONE etcd + kube-apiserver (from
+     KUBEBUILDER_ASSETS, see kubeforge setup-envtest) started for the whole tier; each file's
+     TestEnvironment joins it;
   3. e2e files named on the command line (build/test/e2e/...): one at a time, no control plane
      (they deploy to a cluster of their own).
+A *.both.test.js file is one test body for both tiers: KUBEFORGE_TEST_TIER is unit, then full, and
+kubeforge/testing's startTestAPI() gives it the fake or the real API server accordingly.
 Exit 1 when a test fails (a failing todo or skipped test does not), when a file did not report
 (a test that called process.exit), or when the control plane did not start.
 

@@ -15,46 +15,55 @@ limitations under the License.
 */
 
 /**
- * Tests of the CronJob controller against a real kube-apiserver and etcd started by
- * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
- * (kubeforge test), so each file works in a namespace of its own, and its manager caches
- * that namespace only: a manager here never reconciles another test file's objects.
- * cronjob_controller.unit.test.ts runs the same assertions on kubeforge/testing's FakeAPIServer, with no
- * control plane (`npm run test:unit`; `npm test` runs it first).
+ * Tests of the CronJob controller, one body for both tiers of `npm test` (kubeforge test runs a
+ * *.both.test.js file twice):
+ *   - the unit tier (`npm run test:unit`, first): kubeforge/testing's FakeAPIServer, the
+ *     Kubernetes API in memory in this test process, no etcd or kube-apiserver, seconds;
+ *   - the full tier: a real kube-apiserver and etcd from $KUBEBUILDER_ASSETS, one control plane
+ *     shared by every test file of the run.
+ * startTestAPI() gives the file the API server of its tier, with the CRDs of config/crd/bases
+ * installed (`npm run manifests` writes them). Each run works in a namespace of its own, and its
+ * manager caches that namespace only: a manager here never reconciles another test file's objects.
+ *
+ * The fake keeps resourceVersion, generation, finalizers and deletion, the status subresource,
+ * selectors, patches and server-side apply, and watches, and applies the CRDs' schemas; it does
+ * not run conversion webhooks or garbage collection (an owned object stays when its owner goes),
+ * nor most of the validation of built-in Kinds. Assert what depends on those in the full tier
+ * only, and say so: `if (api.tier === 'full') { ... }`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { EventsV1Event, type KubeConfig } from '@kubernetes/client-node';
-import { type Client, findStatusCondition, newClient, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
-import { eventually, TestEnvironment } from 'kubeforge/testing';
+import type { EventsV1Event } from '@kubernetes/client-node';
+import { type Client, findStatusCondition, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { eventually, startTestAPI, type TestAPI } from 'kubeforge/testing';
 import { CronJob } from '../../src/api/v1/cronjob_types.js';
 import { CronJobReconciler } from '../../src/controller/cronjob_controller.js';
 
 describe('CronJob controller', () => {
-  const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+  const crds = { crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true };
   const suffix = randomUUID().slice(0, 8);
   const namespace = `test-${suffix}`;
   const resourceName = 'test-resource';
   const request = { namespace, name: resourceName }; // TODO(user): modify as needed
-  let config: KubeConfig;
+  let api: TestAPI;
   let client: Client;
   let reconciler: CronJobReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    config = await env.start();
-    client = newClient(config);
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI(crds);
+    client = api.client();
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    const mgr = newManager(config);
+    const mgr = newManager(api.config);
     reconciler = new CronJobReconciler(client, mgr.getEventRecorder('cronjob-controller'));
     const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
   after(async () => {
-    await env.stop();
+    await api.stop();
   });
 
   /** A CronJob as a user would create it. */
@@ -87,10 +96,12 @@ describe('CronJob controller', () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
     // Errors only in the test output; `level: 'debug'` follows every reconcile.
-    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
+    const mgr = newManager(api.config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
     new CronJobReconciler(mgr.getClient(), mgr.getEventRecorder('cronjob-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
+    // The fake answers at once: poll it often.
+    const waiting = { timeout: 30_000, interval: api.tier === 'unit' ? 10 : 250 };
     try {
       const key = { namespace, name: `${resourceName}-managed` };
       const cronJob = await client.create(sample(key.name));
@@ -100,7 +111,7 @@ describe('CronJob controller', () => {
             const got = await client.get(CronJob, key);
             assert.equal(findStatusCondition(got.status?.conditions, 'Available')?.observedGeneration, generation);
           },
-          { timeout: 30_000, message: `the CronJob is reconciled at generation ${generation}` },
+          { ...waiting, message: `the CronJob is reconciled at generation ${generation}` },
         );
       await observed(cronJob.metadata?.generation);
 
@@ -114,11 +125,12 @@ describe('CronJob controller', () => {
       // The reconciler reported both in events.k8s.io Events about the CronJob.
       await eventually(
         async () => {
-          const events = await client.list(EventsV1Event, { namespace });
+          // A descriptor rather than client-node's class: the unit tier then never loads @kubernetes/client-node.
+          const events = await client.list<EventsV1Event>({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace });
           const notes = events.items.filter((e) => e.regarding?.uid === cronJob.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },
-        { timeout: 30_000, message: 'the reconciler records an event per generation' },
+        { ...waiting, message: 'the reconciler records an event per generation' },
       );
       await client.delete(cronJob);
     } finally {

@@ -15,54 +15,56 @@ limitations under the License.
 */
 
 /**
- * Unit tests of the Certificate controller on kubeforge/testing's FakeAPIServer: the Kubernetes API
- * served from memory over HTTP on 127.0.0.1 by this test process, with the CRDs of the folders
- * below that exist. It needs no etcd or kube-apiserver: `npm run test:unit` runs these tests
- * alone, in seconds, and `npm test` runs them before certificate_audit_controller.test.ts (the same
- * tests against a real API server).
+ * Tests of the Certificate controller, one body for both tiers of `npm test` (kubeforge test runs a
+ * *.both.test.js file twice):
+ *   - the unit tier (`npm run test:unit`, first): kubeforge/testing's FakeAPIServer, the
+ *     Kubernetes API in memory in this test process, no etcd or kube-apiserver, seconds;
+ *   - the full tier: a real kube-apiserver and etcd from $KUBEBUILDER_ASSETS, one control plane
+ *     shared by every test file of the run.
+ * startTestAPI() gives the file the API server of its tier, with the CRDs of config/crd/bases
+ * installed (`npm run manifests` writes them). Each run works in a namespace of its own, and its
+ * manager caches that namespace only: a manager here never reconciles another test file's objects.
  *
- * Like the API server, the fake keeps resourceVersion, generation, finalizers and deletion, the
- * status subresource, selectors, patches and server-side apply, and watches, and applies the
- * CRDs' schemas (pruning, defaults, validation, CEL rules): the client, and a whole manager with
- * its watches, run on it unchanged. It does not run admission or conversion webhooks, garbage
- * collection (an owned object stays when its owner goes), or most of the validation of built-in
- * Kinds beyond their metadata and field types (it applies their defaults and a few of their
- * rules, a Deployment's selector and containers among them, as the server does): test what
- * depends on those against the real API server.
+ * The fake keeps resourceVersion, generation, finalizers and deletion, the status subresource,
+ * selectors, patches and server-side apply, and watches, and applies the CRDs' schemas; it does
+ * not run conversion webhooks or garbage collection (an owned object stays when its owner goes),
+ * nor most of the validation of built-in Kinds. Assert what depends on those in the full tier
+ * only, and say so: `if (api.tier === 'full') { ... }`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Client, isNoKindMatch, newManager, type ReconcileContext } from 'kubeforge/runtime';
-import { FakeAPIServer } from 'kubeforge/testing';
-import { Certificate, CertificateAuditReconciler } from '../../src/controller/certificate_audit_controller.js';
+import { startTestAPI, type TestAPI } from 'kubeforge/testing';
+import { Certificate, CertificateReconciler } from '../../src/controller/certificate_controller.js';
 
-describe('Certificate controller on the fake API server', () => {
+describe('Certificate controller', () => {
   // Certificate (cert-manager.io/v1) belongs to another project: `npm run manifests` makes no CRD for it.
   // Put its CRD in config/crd/external (from the release of the project that owns it) for the
   // tests below to run against it; without one they say so and are skipped.
-  const crdDirectoryPaths = ['config/crd/bases', 'config/crd/external'].filter((path) => existsSync(path));
-  const namespace = 'default';
+  const crds = { crdDirectoryPaths: ['config/crd/bases', 'config/crd/external'], errorIfCRDPathMissing: false };
+  const suffix = randomUUID().slice(0, 8);
+  const namespace = `test-${suffix}`;
   const resourceName = 'test-resource';
   const request = { namespace, name: resourceName }; // TODO(user): modify as needed
-  let fake: FakeAPIServer;
+  let api: TestAPI;
   let client: Client;
-  let reconciler: CertificateAuditReconciler;
+  let reconciler: CertificateReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    // A server of this file's own: no other test file's objects, no namespace to share.
-    fake = await FakeAPIServer.start({ crdDirectoryPaths });
-    client = fake.client();
-    const mgr = newManager(fake.config);
-    reconciler = new CertificateAuditReconciler(client, mgr.getEventRecorder('certificate-audit-controller'));
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI(crds);
+    client = api.client();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const mgr = newManager(api.config);
+    reconciler = new CertificateReconciler(client, mgr.getEventRecorder('certificate-controller'));
     const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
   after(async () => {
-    await fake.stop();
+    await api.stop();
   });
 
   it('ignores a Certificate that no longer exists', async (t) => {

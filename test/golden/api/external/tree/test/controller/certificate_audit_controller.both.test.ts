@@ -15,46 +15,56 @@ limitations under the License.
 */
 
 /**
- * Tests of the Certificate controller against a real kube-apiserver and etcd started by
- * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
- * (kubeforge test), so each file works in a namespace of its own, and its manager caches
- * that namespace only: a manager here never reconciles another test file's objects.
- * certificate_controller.unit.test.ts runs the same assertions on kubeforge/testing's FakeAPIServer, with no
- * control plane (`npm run test:unit`; `npm test` runs it first).
+ * Tests of the Certificate controller, one body for both tiers of `npm test` (kubeforge test runs a
+ * *.both.test.js file twice):
+ *   - the unit tier (`npm run test:unit`, first): kubeforge/testing's FakeAPIServer, the
+ *     Kubernetes API in memory in this test process, no etcd or kube-apiserver, seconds;
+ *   - the full tier: a real kube-apiserver and etcd from $KUBEBUILDER_ASSETS, one control plane
+ *     shared by every test file of the run.
+ * startTestAPI() gives the file the API server of its tier, with the CRDs of config/crd/bases
+ * installed (`npm run manifests` writes them). Each run works in a namespace of its own, and its
+ * manager caches that namespace only: a manager here never reconciles another test file's objects.
+ *
+ * The fake keeps resourceVersion, generation, finalizers and deletion, the status subresource,
+ * selectors, patches and server-side apply, and watches, and applies the CRDs' schemas; it does
+ * not run conversion webhooks or garbage collection (an owned object stays when its owner goes),
+ * nor most of the validation of built-in Kinds. Assert what depends on those in the full tier
+ * only, and say so: `if (api.tier === 'full') { ... }`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { type Client, isNoKindMatch, newClient, newManager, type ReconcileContext } from 'kubeforge/runtime';
-import { TestEnvironment } from 'kubeforge/testing';
-import { Certificate, CertificateReconciler } from '../../src/controller/certificate_controller.js';
+import { type Client, isNoKindMatch, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { startTestAPI, type TestAPI } from 'kubeforge/testing';
+import { Certificate, CertificateAuditReconciler } from '../../src/controller/certificate_audit_controller.js';
 
 describe('Certificate controller', () => {
   // Certificate (cert-manager.io/v1) belongs to another project: `npm run manifests` makes no CRD for it.
   // Put its CRD in config/crd/external (from the release of the project that owns it) for the
   // tests below to run against it; without one they say so and are skipped.
-  const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases', 'config/crd/external'], errorIfCRDPathMissing: false });
+  const crds = { crdDirectoryPaths: ['config/crd/bases', 'config/crd/external'], errorIfCRDPathMissing: false };
   const suffix = randomUUID().slice(0, 8);
   const namespace = `test-${suffix}`;
   const resourceName = 'test-resource';
   const request = { namespace, name: resourceName }; // TODO(user): modify as needed
+  let api: TestAPI;
   let client: Client;
-  let reconciler: CertificateReconciler;
+  let reconciler: CertificateAuditReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    const config = await env.start();
-    client = newClient(config);
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI(crds);
+    client = api.client();
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    const mgr = newManager(config);
-    reconciler = new CertificateReconciler(client, mgr.getEventRecorder('certificate-controller'));
+    const mgr = newManager(api.config);
+    reconciler = new CertificateAuditReconciler(client, mgr.getEventRecorder('certificate-audit-controller'));
     const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
   after(async () => {
-    await env.stop();
+    await api.stop();
   });
 
   it('ignores a Certificate that no longer exists', async (t) => {

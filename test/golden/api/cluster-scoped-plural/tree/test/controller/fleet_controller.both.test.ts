@@ -15,44 +15,53 @@ limitations under the License.
 */
 
 /**
- * Tests of the Fleet controller against a real kube-apiserver and etcd started by
- * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
- * (kubeforge test), so each file works in a namespace of its own.
- * fleet_controller.unit.test.ts runs the same assertions on kubeforge/testing's FakeAPIServer, with no
- * control plane (`npm run test:unit`; `npm test` runs it first).
+ * Tests of the Fleet controller, one body for both tiers of `npm test` (kubeforge test runs a
+ * *.both.test.js file twice):
+ *   - the unit tier (`npm run test:unit`, first): kubeforge/testing's FakeAPIServer, the
+ *     Kubernetes API in memory in this test process, no etcd or kube-apiserver, seconds;
+ *   - the full tier: a real kube-apiserver and etcd from $KUBEBUILDER_ASSETS, one control plane
+ *     shared by every test file of the run.
+ * startTestAPI() gives the file the API server of its tier, with the CRDs of config/crd/bases
+ * installed (`npm run manifests` writes them). Each run works in a namespace of its own.
+ *
+ * The fake keeps resourceVersion, generation, finalizers and deletion, the status subresource,
+ * selectors, patches and server-side apply, and watches, and applies the CRDs' schemas; it does
+ * not run conversion webhooks or garbage collection (an owned object stays when its owner goes),
+ * nor most of the validation of built-in Kinds. Assert what depends on those in the full tier
+ * only, and say so: `if (api.tier === 'full') { ... }`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { EventsV1Event, type KubeConfig } from '@kubernetes/client-node';
-import { type Client, findStatusCondition, newClient, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
-import { eventually, TestEnvironment } from 'kubeforge/testing';
+import type { EventsV1Event } from '@kubernetes/client-node';
+import { type Client, findStatusCondition, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
+import { eventually, startTestAPI, type TestAPI } from 'kubeforge/testing';
 import { Fleet } from '../../src/api/v1/fleet_types.js';
 import { FleetReconciler } from '../../src/controller/fleet_controller.js';
 
 describe('Fleet controller', () => {
-  const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+  const crds = { crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true };
   const suffix = randomUUID().slice(0, 8);
   const namespace = ''; // Fleet is cluster-scoped
   const resourceName = `test-resource-${suffix}`;
   const request = { namespace, name: resourceName }; // TODO(user): modify as needed
-  let config: KubeConfig;
+  let api: TestAPI;
   let client: Client;
   let reconciler: FleetReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    config = await env.start();
-    client = newClient(config);
-    const mgr = newManager(config);
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI(crds);
+    client = api.client();
+    const mgr = newManager(api.config);
     reconciler = new FleetReconciler(client, mgr.getEventRecorder('fleet-controller'));
     const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
   after(async () => {
-    await env.stop();
+    await api.stop();
   });
 
   /** A Fleet as a user would create it. */
@@ -85,10 +94,12 @@ describe('Fleet controller', () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
     // Errors only in the test output; `level: 'debug'` follows every reconcile.
-    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    const mgr = newManager(api.config, { logger: newLogger({ development: true, level: 'error' }) });
     new FleetReconciler(mgr.getClient(), mgr.getEventRecorder('fleet-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
+    // The fake answers at once: poll it often.
+    const waiting = { timeout: 30_000, interval: api.tier === 'unit' ? 10 : 250 };
     try {
       const key = { namespace, name: `${resourceName}-managed` };
       const fleet = await client.create(sample(key.name));
@@ -98,7 +109,7 @@ describe('Fleet controller', () => {
             const got = await client.get(Fleet, key);
             assert.equal(findStatusCondition(got.status?.conditions, 'Available')?.observedGeneration, generation);
           },
-          { timeout: 30_000, message: `the Fleet is reconciled at generation ${generation}` },
+          { ...waiting, message: `the Fleet is reconciled at generation ${generation}` },
         );
       await observed(fleet.metadata?.generation);
 
@@ -112,12 +123,13 @@ describe('Fleet controller', () => {
       // The reconciler reported both in events.k8s.io Events about the Fleet.
       await eventually(
         async () => {
+          // A descriptor rather than client-node's class: the unit tier then never loads @kubernetes/client-node.
           // Events about a cluster-scoped object: in default (kube-system before Kubernetes 1.22).
-          const events = await client.list(EventsV1Event);
+          const events = await client.list<EventsV1Event>({ apiVersion: 'events.k8s.io/v1', kind: 'Event' });
           const notes = events.items.filter((e) => e.regarding?.uid === fleet.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },
-        { timeout: 30_000, message: 'the reconciler records an event per generation' },
+        { ...waiting, message: 'the reconciler records an event per generation' },
       );
       await client.delete(fleet);
     } finally {

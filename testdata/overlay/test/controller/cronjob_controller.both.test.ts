@@ -15,19 +15,20 @@ limitations under the License.
 */
 
 /**
- * Tests of the CronJob controller against a real kube-apiserver and etcd started by
- * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them). The reconciler is given a fixed clock (`now`), so each test
- * says exactly which run is due; no Job controller runs in the test environment, so the tests
- * set the Jobs' status themselves, as the book's do.
+ * Tests of the CronJob controller, one body for both tiers of `npm test`: on kubeforge/testing's
+ * FakeAPIServer in the unit tier (no etcd or kube-apiserver: `npm run test:unit`), then on a real
+ * kube-apiserver and etcd from $KUBEBUILDER_ASSETS; startTestAPI() gives the file its tier's
+ * server, with the CRDs of config/crd/bases installed (`npm run manifests` writes them). The
+ * reconciler is given a fixed clock (`now`), so each test says exactly which run is due; no Job
+ * controller runs on either server, so the tests set the Jobs' status themselves, as the book's do.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { format } from 'node:util';
 import { EventsV1Event, V1Job } from '@kubernetes/client-node';
-import { type Client, type EventRecorder, type Manager, newClient, newManager, type ReconcileContext, setControllerReference } from 'kubeforge/runtime';
-import { eventually, TestEnvironment } from 'kubeforge/testing';
+import { type Client, type EventRecorder, type Manager, newManager, type ReconcileContext, setControllerReference } from 'kubeforge/runtime';
+import { eventually, startTestAPI, type TestAPI } from 'kubeforge/testing';
 import { CronJob, type CronJobSpec } from '../../src/api/v1/cronjob_types.js';
 import { CronJobReconciler, cronJobNameLabel, scheduledTimeAnnotation } from '../../src/controller/cronjob_controller.js';
 
@@ -36,18 +37,19 @@ const minute = 60_000;
 const every5Minutes = '*/5 * * * *';
 
 describe('CronJob controller', () => {
-  const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+  let api: TestAPI;
   let client: Client;
   let logger: ReconcileContext['logger'];
 
   before(async () => {
-    const config = await env.start();
-    client = newClient(config);
-    logger = newManager(config).getLogger();
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+    client = api.client();
+    logger = newManager(api.config).getLogger();
   });
 
   after(async () => {
-    await env.stop();
+    await api.stop();
   });
 
   const context = (): ReconcileContext => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
@@ -259,7 +261,7 @@ describe('CronJob controller', () => {
   });
 
   it('in a running manager, records the Jobs it controls in status.active (the book’s test)', async () => {
-    const mgr: Manager = newManager(env.config);
+    const mgr: Manager = newManager(api.config);
     new CronJobReconciler(mgr.getClient()).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
@@ -280,7 +282,7 @@ describe('CronJob controller', () => {
   it('in a running manager, creates the Job of a due run and records an Event about it', async () => {
     const cronJob = await createCronJob('manager-run');
     const run = firstRun(cronJob);
-    const mgr: Manager = newManager(env.config);
+    const mgr: Manager = newManager(api.config);
     // The clock reads one minute after the first run; the events go to the manager's recorder.
     new CronJobReconciler(mgr.getClient(), undefined, { now: () => new Date(run.getTime() + minute) }).setupWithManager(mgr);
     const stop = new AbortController();

@@ -1,66 +1,53 @@
-/*
-Copyright The Guestbook Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
-
 /**
- * Unit tests of the Captain controller on kubeforge/testing's FakeAPIServer: the Kubernetes API
- * served from memory over HTTP on 127.0.0.1 by this test process, with the CRDs of
- * config/crd/bases (`npm run manifests` writes them). It needs no etcd or kube-apiserver:
- * `npm run test:unit` runs these tests alone, in seconds, and `npm test` runs them before
- * captain_backup_controller.test.ts (the same assertions against a real API server).
+ * Tests of the Captain controller, one body for both tiers of `npm test` (kubeforge test runs a
+ * *.both.test.js file twice):
+ *   - the unit tier (`npm run test:unit`, first): kubeforge/testing's FakeAPIServer, the
+ *     Kubernetes API in memory in this test process, no etcd or kube-apiserver, seconds;
+ *   - the full tier: a real kube-apiserver and etcd from $KUBEBUILDER_ASSETS, one control plane
+ *     shared by every test file of the run.
+ * startTestAPI() gives the file the API server of its tier, with the CRDs of config/crd/bases
+ * installed (`npm run manifests` writes them). Each run works in a namespace of its own, and its
+ * manager caches that namespace only: a manager here never reconciles another test file's objects.
  *
- * Like the API server, the fake keeps resourceVersion, generation, finalizers and deletion, the
- * status subresource, selectors, patches and server-side apply, and watches, and applies the
- * CRDs' schemas (pruning, defaults, validation, CEL rules): the client, and a whole manager with
- * its watches, run on it unchanged. It does not run admission or conversion webhooks, garbage
- * collection (an owned object stays when its owner goes), or most of the validation of built-in
- * Kinds beyond their metadata and field types (it applies their defaults and a few of their
- * rules, a Deployment's selector and containers among them, as the server does): test what
- * depends on those against the real API server.
+ * The fake keeps resourceVersion, generation, finalizers and deletion, the status subresource,
+ * selectors, patches and server-side apply, and watches, and applies the CRDs' schemas; it does
+ * not run conversion webhooks or garbage collection (an owned object stays when its owner goes),
+ * nor most of the validation of built-in Kinds. Assert what depends on those in the full tier
+ * only, and say so: `if (api.tier === 'full') { ... }`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { type Client, findStatusCondition, newLogger, newManager, type ReconcileContext } from 'kubeforge/runtime';
-import { eventually, FakeAPIServer } from 'kubeforge/testing';
-import { Captain } from '../../src/api/v1/captain_types.js';
-import { CaptainBackupReconciler } from '../../src/controller/captain_backup_controller.js';
+import { eventually, startTestAPI, type TestAPI } from 'kubeforge/testing';
+import { Captain } from '../../../src/api/crew/v1/captain_types.js';
+import { CaptainReconciler } from '../../../src/controller/crew/captain_controller.js';
 
-describe('Captain controller on the fake API server', () => {
-  const crdDirectoryPaths = ['config/crd/bases'];
-  const namespace = 'default';
+describe('Captain controller', () => {
+  const crds = { crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true };
+  const suffix = randomUUID().slice(0, 8);
+  const namespace = `test-${suffix}`;
   const resourceName = 'test-resource';
   const request = { namespace, name: resourceName }; // TODO(user): modify as needed
-  let fake: FakeAPIServer;
+  let api: TestAPI;
   let client: Client;
-  let reconciler: CaptainBackupReconciler;
+  let reconciler: CaptainReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    // A server of this file's own: no other test file's objects, no namespace to share.
-    fake = await FakeAPIServer.start({ crdDirectoryPaths });
-    client = fake.client();
-    const mgr = newManager(fake.config);
-    reconciler = new CaptainBackupReconciler(client, mgr.getEventRecorder('captain-backup-controller'));
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI(crds);
+    client = api.client();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const mgr = newManager(api.config);
+    reconciler = new CaptainReconciler(client, mgr.getEventRecorder('crew-captain-controller'));
     const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
   });
 
   after(async () => {
-    await fake.stop();
+    await api.stop();
   });
 
   /** A Captain as a user would create it. */
@@ -76,7 +63,7 @@ describe('Captain controller on the fake API server', () => {
 
   it('reconciles a created Captain', async () => {
     const created = await client.create(sample(resourceName));
-    assert.ok(created.metadata?.uid, 'the fake API server stored the Captain');
+    assert.ok(created.metadata?.uid, 'the API server stored the Captain');
 
     const result = await reconciler.reconcile(request, context());
     assert.deepEqual(result, {});
@@ -90,24 +77,25 @@ describe('Captain controller on the fake API server', () => {
   });
 
   it('runs in a manager: a created or changed Captain is reconciled and reported in an event', async () => {
-    // The controller runs in a manager whose watches (and, with `.owns()`, those of the owned
-    // objects) trigger reconciles, as on a real API server. Errors only in the test output;
-    // `level: 'debug'` follows every reconcile.
-    const mgr = newManager(fake.config, { logger: newLogger({ development: true, level: 'error' }) });
-    new CaptainBackupReconciler(mgr.getClient(), mgr.getEventRecorder('captain-backup-controller')).setupWithManager(mgr);
+    // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
+    // whose watches (and, with `.owns()`, those of the owned objects) trigger reconciles.
+    // Errors only in the test output; `level: 'debug'` follows every reconcile.
+    const mgr = newManager(api.config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
+    new CaptainReconciler(mgr.getClient(), mgr.getEventRecorder('crew-captain-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
+    // The fake answers at once: poll it often.
+    const waiting = { timeout: 30_000, interval: api.tier === 'unit' ? 10 : 250 };
     try {
       const key = { namespace, name: `${resourceName}-managed` };
       const captain = await client.create(sample(key.name));
-      // The fake answers at once: poll often, give up sooner than on a real API server.
       const observed = (generation: number | undefined) =>
         eventually(
           async () => {
             const got = await client.get(Captain, key);
             assert.equal(findStatusCondition(got.status?.conditions, 'Available')?.observedGeneration, generation);
           },
-          { timeout: 10_000, interval: 10, message: `the Captain is reconciled at generation ${generation}` },
+          { ...waiting, message: `the Captain is reconciled at generation ${generation}` },
         );
       await observed(captain.metadata?.generation);
 
@@ -121,12 +109,12 @@ describe('Captain controller on the fake API server', () => {
       // The reconciler reported both in events.k8s.io Events about the Captain.
       await eventually(
         async () => {
-          // A descriptor rather than client-node's class: this tier then never loads @kubernetes/client-node.
+          // A descriptor rather than client-node's class: the unit tier then never loads @kubernetes/client-node.
           const events = await client.list<EventsV1Event>({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace });
           const notes = events.items.filter((e) => e.regarding?.uid === captain.metadata?.uid && e.reason === 'Reconciled').map((e) => e.note);
           assert.deepEqual(notes.sort(), ['generation 1 reconciled', 'generation 2 reconciled']);
         },
-        { timeout: 10_000, interval: 10, message: 'the reconciler records an event per generation' },
+        { ...waiting, message: 'the reconciler records an event per generation' },
       );
       await client.delete(captain);
     } finally {
