@@ -356,11 +356,14 @@ export class TestEnvironment {
     } else {
       await this.startControlPlane();
     }
+    // Every branch above sets the kubeconfig.
+    const kc = this.kc;
+    if (!kc) throw new TestEnvironmentError('the environment has no kubeconfig after its start');
     try {
       const serving = await this.prepareWebhookServing();
       const { localServingHost: host, localServingPort: port } = serving;
       const caBundle = Buffer.from(serving.localServingCAData).toString('base64');
-      this.installed = await installCRDs(this.kubeConfig(), {
+      this.installed = await installCRDs(kc, {
         crds: crds.map((c) => withConversionWebhook(c, host, port, caBundle)),
         timeoutMs: this.options.crdInstallTimeout,
       });
@@ -369,11 +372,11 @@ export class TestEnvironment {
       if (cel) rewritten.push(cel);
       // Recorded before the call: what was created before a failure is deleted by stop().
       this.installedWebhooks = rewritten;
-      this.installedWebhooks = await installWebhookConfigurations(this.kubeConfig(), rewritten);
+      this.installedWebhooks = await installWebhookConfigurations(kc, rewritten);
       // Only once the API server calls them does a create in a test prove a webhook ran. (An
       // existing cluster usually cannot reach this machine's address: nothing to wait for there.)
       if (rewritten.length && (this.sharedPlane || !this.usesExistingCluster)) {
-        await waitForWebhooksActive(this.kubeConfig(), {
+        await waitForWebhooksActive(kc, {
           host,
           port,
           cert: serving.leaf.cert,
@@ -386,13 +389,7 @@ export class TestEnvironment {
       await this.stop().catch(() => {});
       throw e;
     }
-    return this.kubeConfig();
-  }
-
-  /** The kubeconfig start() made (every branch of it sets one before it is read). */
-  private kubeConfig(): KubeConfig {
-    if (!this.kc) throw new TestEnvironmentError('the environment has no kubeconfig: start() it first');
-    return this.kc;
+    return kc;
   }
 
   /**

@@ -77,6 +77,13 @@ export class StoreEntry {
   ) {}
 }
 
+/** The index of a field added by addIndexers (every caller reads a field it indexes). */
+function indexOf(indices: Map<string, Map<string, Set<string>>>, field: string): Map<string, Set<string>> {
+  const m = indices.get(field);
+  if (!m) throw new Error(`kubeforge/runtime: informer has no index for field ${JSON.stringify(field)}`);
+  return m;
+}
+
 /** The name part of a store key (`namespace/name` or `name`). */
 export function nameOfKey(key: string, namespace: string): string {
   return namespace ? key.slice(namespace.length + 1) : key;
@@ -647,15 +654,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     }
   }
 
-  /** The index of a field added by addIndexers (every caller reads a field it indexes). */
-  private index(field: string): Map<string, Set<string>> {
-    const m = this.indices.get(field);
-    if (!m) throw new Error(`kubeforge/runtime: informer has no index for field ${JSON.stringify(field)}`);
-    return m;
-  }
-
   private indexAdd(field: string, values: string[], key: string): void {
-    const m = this.index(field);
+    const m = indexOf(this.indices, field);
     for (const v of values) {
       let s = m.get(v);
       if (!s) {
@@ -667,7 +667,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   }
 
   private indexRemove(field: string, values: string[], key: string): void {
-    const m = this.index(field);
+    const m = indexOf(this.indices, field);
     for (const v of values) {
       const s = m.get(v);
       if (s) {

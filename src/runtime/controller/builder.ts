@@ -77,6 +77,12 @@ export interface WatchesOptions {
 
 const namesPerManager = new WeakMap<object, Set<string>>();
 
+/** The owner type of owns(): the for() type (build() reports owns() without for()). */
+function ownerTypeOf(forType: TypeRef | undefined, name: string | undefined): TypeRef {
+  if (!forType) throw new BuilderError(name ?? '', ['owns() needs for(): the owner type is the for() type']);
+  return forType;
+}
+
 interface PendingWatch {
   target: TypeRef | Source;
   handler: EventHandler | 'owner';
@@ -253,13 +259,6 @@ export class Builder {
     return this.build(reconciler);
   }
 
-  /** The owner type of owns(): the for() type (build() reports owns() without for()). */
-  private ownerType(): TypeRef {
-    if (!this.forType)
-      throw new BuilderError(this.name ?? '', ['owns() needs for(): the owner type is the for() type']);
-    return this.forType;
-  }
-
   /** Like complete(), returning the Controller (e.g. to add watches later). */
   build(reconciler: Reconciler): Controller {
     const problems = [...this.problems];
@@ -359,7 +358,7 @@ export class Builder {
         const handler =
           w.handler === 'owner'
             ? ownerHandler(
-                this.ownerType(),
+                ownerTypeOf(this.forType, this.name),
                 { onlyControllerOwner: w.onlyControllerOwner, mapper: scopeMapper(c) },
                 this.table(),
               )

@@ -178,13 +178,6 @@ export class WorkQueue<T = string> {
     this.metrics?.priorityDepth?.(priority, delta);
   }
 
-  /** A key left the queue: it no longer counts in its priority's depth. */
-  private unqueued(key: string): void {
-    const p = this.queuedPriority.get(key);
-    if (p !== undefined) this.countDepth(p, -1);
-    this.queuedPriority.delete(key);
-  }
-
   /** The next live key, highest priority first (undefined when none). */
   private pop(): string | undefined {
     for (const p of this.order) {
@@ -198,7 +191,9 @@ export class WorkQueue<T = string> {
             b.head = 0;
           }
           this.queued.delete(key);
-          this.unqueued(key);
+          const p = this.queuedPriority.get(key);
+          if (p !== undefined) this.countDepth(p, -1);
+          this.queuedPriority.delete(key);
           return key;
         }
       }
@@ -365,7 +360,11 @@ export class WorkQueue<T = string> {
       this.dirty.delete(key);
       this.priorityOf.delete(key);
       this.addedAt.delete(key);
-      if (this.queued.delete(key)) this.unqueued(key);
+      if (this.queued.delete(key)) {
+        const p = this.queuedPriority.get(key);
+        if (p !== undefined) this.countDepth(p, -1);
+        this.queuedPriority.delete(key);
+      }
       this.rateLimiter.forget(key);
     }
     for (const [key, d] of [...this.delayed]) {
