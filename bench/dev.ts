@@ -140,7 +140,10 @@ const operator: Fixture = {
 
 /** Writes `text` to `file` in place, or by rename (a temporary file renamed over it). */
 function write(file: string, text: string, byRename: boolean): void {
-  if (!byRename) return writeFileSync(file, text);
+  if (!byRename) {
+    writeFileSync(file, text);
+    return;
+  }
   writeFileSync(`${file}.bench.tmp`, text);
   renameSync(`${file}.bench.tmp`, file);
 }
@@ -238,7 +241,9 @@ async function measure(fx: Fixture, saves: number, colds: number): Promise<Fixtu
     process.stdout.write(`${fx.name}: starting kubeforge dev (local control plane) ...\n`);
     await session.start();
     const kc = new KubeConfig();
-    kc.loadFromFile(session.kubeconfigPath!);
+    const kubeconfig = session.kubeconfigPath;
+    if (!kubeconfig) throw new Error('bench dev: the session started without a kubeconfig');
+    kc.loadFromFile(kubeconfig);
     rest = new RestClient(kc);
     await rest.request('POST', `/apis/fleet.example.com/v1/namespaces/default/${fx.plural}`, {
       body: { apiVersion: 'fleet.example.com/v1', kind: fx.kind, metadata: { name: 'bench' }, spec: { foo: 'x' } },

@@ -689,7 +689,8 @@ async function main(): Promise<void> {
     let worstPeerCold = 0;
     let worstPeerNochange = 0;
     for (const row of rows) {
-      const g = summary(row.controllerGen!).ms;
+      if (!row.controllerGen) continue; // every row has one here (checked above)
+      const g = summary(row.controllerGen).ms;
       const c = summary(row.cold).ms / g;
       const n = summary(row.nochange).ms / g;
       worstPeerCold = Math.max(worstPeerCold, c);

@@ -112,8 +112,11 @@ async function main(): Promise<void> {
     const name = `probe-${seconds}s`;
     const sent = now();
     await live.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } });
-    while (!firstSeen.has(name)) await sleep(5);
-    const seen = firstSeen.get(name)!;
+    let seen = firstSeen.get(name);
+    while (seen === undefined) {
+      await sleep(5);
+      seen = firstSeen.get(name);
+    }
     results.push({
       seconds,
       readyToReconcile: seen - ready,

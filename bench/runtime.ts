@@ -264,7 +264,7 @@ function runGoOperator<T>(bin: string, args: string[]): Promise<T> {
     p.on('error', reject);
     p.on('exit', (code) =>
       code === 0
-        ? resolve(JSON.parse(s.trim().split('\n').pop()!) as T)
+        ? resolve(JSON.parse(s.trim().split('\n').at(-1) ?? '') as T)
         : reject(new Error(`go-operator ${args[0]} exited ${code}`)),
     );
   });
@@ -360,7 +360,7 @@ async function operatorRun(
     .complete(async (req, ctx) => {
       const g = await mgr.getClient().get(Gizmo, req);
       if (g.status?.observedGeneration === g.metadata?.generation) return;
-      g.status = { observedGeneration: g.metadata!.generation, phase: 'Ready' };
+      g.status = { observedGeneration: g.metadata?.generation, phase: 'Ready' };
       // With ctx.signal, as a generated controller sends its requests: traced (g) without a context manager.
       await mgr.getClient().status().update(g, { signal: ctx.signal });
       done.add(req.name);
@@ -476,13 +476,15 @@ async function baselineRun(config: KubeConfig, ns: string, n: number, c: number)
       plural: PLURAL,
       body: gizmo(ns, i),
     })) as Gizmo;
-    created.status = { observedGeneration: created.metadata!.generation, phase: 'Ready' };
+    created.status = { observedGeneration: created.metadata?.generation, phase: 'Ready' };
+    const name = created.metadata?.name;
+    if (!name) throw new Error('bench runtime: the API server answered a create without a name');
     await api.replaceNamespacedCustomObjectStatus({
       group: GROUP,
       version: VERSION,
       namespace: ns,
       plural: PLURAL,
-      name: created.metadata!.name!,
+      name,
       body: created,
     });
   });
@@ -496,7 +498,7 @@ async function keepAliveRun(config: KubeConfig, ns: string, n: number, c: number
   const t0 = now();
   await pool(c, ids, async (i) => {
     const created = await client.create(gizmo(ns, i));
-    created.status = { observedGeneration: created.metadata!.generation, phase: 'Ready' };
+    created.status = { observedGeneration: created.metadata?.generation, phase: 'Ready' };
     await client.status().update(created);
   });
   return now() - t0;
@@ -607,7 +609,7 @@ async function cacheChild(
     p.stdout.on('data', (d) => (s += d));
     p.on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`cache child (${what}) exited ${code}`))));
   });
-  return JSON.parse(out.trim().split('\n').pop()!) as MemFigures;
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '') as MemFigures;
 }
 
 interface MemFigures {
@@ -770,9 +772,10 @@ async function main(): Promise<void> {
       const theirs = async () => {
         if (!peer) return;
         const ns = await newNamespace(admin, `cr-${c}`);
-        ({ ms: goMs, cpuMs: goCpu } = await goOperatorRun(peer, env.kubeconfigPath, ns, N, c).catch(
-          (e: unknown) => (peerFailed(`(a) at concurrency ${c}`, e), { ms: NaN, cpuMs: NaN }),
-        ));
+        ({ ms: goMs, cpuMs: goCpu } = await goOperatorRun(peer, env.kubeconfigPath, ns, N, c).catch((e: unknown) => {
+          peerFailed(`(a) at concurrency ${c}`, e);
+          return { ms: NaN, cpuMs: NaN };
+        }));
       };
       if (c === 1) await ours().then(theirs);
       else await theirs().then(ours);
@@ -809,26 +812,27 @@ async function main(): Promise<void> {
       // The Go peer, measured the same way: its own process, peak RSS (getrusage maxrss) minus RSS
       // before the cache started. Typed (the Gizmo struct, as Kubebuilder scaffolds) is the figure
       // compared; unstructured is printed for context.
-      for (const object of peer ? ['typed', 'unstructured'] : []) {
-        try {
-          const g = await runGoOperator<MemFigures>(peer!, [
-            'cache',
-            '--kubeconfig',
-            env.kubeconfigPath,
-            '--namespace',
-            memNs,
-            '--expected',
-            String(CACHE_N),
-            '--object',
-            object,
-          ]);
-          const kb = (g.peak - g.before) / CACHE_N / 1024;
-          if (object === 'typed') goPerObjKB = kb;
-          log(`    controller-runtime ${crVersion} cache, ${object} Gizmo: ${describeMemory(g, CACHE_N, 'Go heap')}`);
-        } catch (e) {
-          peerFailed(`(b), ${object}`, e);
+      if (peer)
+        for (const object of ['typed', 'unstructured']) {
+          try {
+            const g = await runGoOperator<MemFigures>(peer, [
+              'cache',
+              '--kubeconfig',
+              env.kubeconfigPath,
+              '--namespace',
+              memNs,
+              '--expected',
+              String(CACHE_N),
+              '--object',
+              object,
+            ]);
+            const kb = (g.peak - g.before) / CACHE_N / 1024;
+            if (object === 'typed') goPerObjKB = kb;
+            log(`    controller-runtime ${crVersion} cache, ${object} Gizmo: ${describeMemory(g, CACHE_N, 'Go heap')}`);
+          } catch (e) {
+            peerFailed(`(b), ${object}`, e);
+          }
         }
-      }
       if (Number.isFinite(goPerObjKB))
         log(
           `    vs controller-runtime (typed): kubeforge ${perObjKB.toFixed(2)} KB / controller-runtime ${goPerObjKB.toFixed(2)} KB per object at peak -> ${(perObjKB / goPerObjKB).toFixed(2)}x`,

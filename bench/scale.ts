@@ -232,22 +232,28 @@ async function main(): Promise<void> {
       for (const a of audit) firstEnd.set(a.key, Math.min(firstEnd.get(a.key) ?? Number.POSITIVE_INFINITY, a.end));
       const last = Math.max(...firstEnd.values());
       // Cold: every object once, from the first reconcile (joining the ring included).
-      cold.set(n, OBJECTS / ((last - first) / 1000));
+      const coldRate = OBJECTS / ((last - first) / 1000);
+      cold.set(n, coldRate);
       // Steady: reconciles per second once the ring settled (the work the replicas do together;
       // objects of ranges handed over while joining are reconciled again by their new owner).
       const after = audit.filter((a) => a.start >= ts);
       const end = Math.max(...after.map((a) => a.end));
-      throughput.set(n, after.length > 0 && end > ts ? after.length / ((end - ts) / 1000) : cold.get(n)!);
+      const steady = after.length > 0 && end > ts ? after.length / ((end - ts) / 1000) : coldRate;
+      throughput.set(n, steady);
       const mem = await run.memory();
-      memory.set(n, mem.reduce((x, y) => x + y, 0) / Math.max(1, mem.length));
+      const perReplica = mem.reduce((x, y) => x + y, 0) / Math.max(1, mem.length);
+      memory.set(n, perReplica);
       progress(
-        `${n} replica(s): ${throughput.get(n)!.toFixed(0)} reconciles/s once settled (cold: ${cold.get(n)!.toFixed(0)} objects/s from the first reconcile), ${(memory.get(n)! / 2 ** 20).toFixed(1)} MiB of cache per replica`,
+        `${n} replica(s): ${steady.toFixed(0)} reconciles/s once settled (cold: ${coldRate.toFixed(0)} objects/s from the first reconcile), ${(perReplica / 2 ** 20).toFixed(1)} MiB of cache per replica`,
       );
       await run.stop();
     }
 
-    const ratio = (n: number, m: Map<number, number>) =>
-      m.has(n) && m.has(1) ? (m.get(n)! / m.get(1)!).toFixed(2) : '-';
+    const ratio = (n: number, m: Map<number, number>) => {
+      const at = m.get(n);
+      const one = m.get(1);
+      return at !== undefined && one !== undefined ? (at / one).toFixed(2) : '-';
+    };
     if (process.env.KUBEFORGE_SCALE_FAULTS === '0') {
       process.stdout.write(
         `bench:scale throughput=${ratio(2, throughput)}x,${ratio(4, throughput)}x cold=${ratio(2, cold)}x,${ratio(4, cold)}x memory=${ratio(2, memory)}x,${ratio(4, memory)}x objects=${OBJECTS} load=${loadavg()[0].toFixed(1)}\n`,
@@ -267,8 +273,9 @@ async function main(): Promise<void> {
     let moved = 0;
     for (const [name, ranges] of before) moved += coverage(subtractRanges(ranges, after.get(name) ?? []));
     await run.waitReconciled(0.5);
-    const victim = run.replicas.find((r) => r.id === 'f1')!;
-    const victimRanges = after.get(leaseName(run.ring, 'f1'))!;
+    const victim = run.replicas.find((r) => r.id === 'f1');
+    const victimRanges = after.get(leaseName(run.ring, 'f1'));
+    if (!victim || !victimRanges) throw new Error('bench scale: replica f1 or its ranges are missing');
     const killedAt = performance.timeOrigin + performance.now();
     run.killed.add(victim.id);
     victim.child.kill('SIGKILL');
@@ -288,7 +295,10 @@ async function main(): Promise<void> {
     const byKey = new Map<string, Audit[]>();
     for (const a of audit) {
       let l = byKey.get(a.key);
-      if (!l) byKey.set(a.key, (l = []));
+      if (!l) {
+        l = [];
+        byKey.set(a.key, l);
+      }
       l.push(a);
     }
     let overlap = 0;

@@ -158,8 +158,10 @@ async function serve(which: Which, certDir: string, collectorUrl?: string): Prom
             repo,
             'runtime/webhook/index.js',
           );
-    if (which === 'traced' || which === 'traced-async')
-      registerSdk(collectorUrl!, 'bench-webhook', which === 'traced-async');
+    if (which === 'traced' || which === 'traced-async') {
+      if (!collectorUrl) throw new Error(`bench webhook: ${which} needs a collector URL`);
+      registerSdk(collectorUrl, 'bench-webhook', which === 'traced-async');
+    }
     const server = newWebhookServer({
       host: '127.0.0.1',
       port: 0,
@@ -191,7 +193,9 @@ async function serve(which: Which, certDir: string, collectorUrl?: string): Prom
       .complete();
     void server.start(new AbortController().signal);
     await server.whenStarted();
-    port = server.port!;
+    const served = server.port;
+    if (served === undefined) throw new Error('bench webhook: the server started without a port');
+    port = served;
   } else {
     const { readFileSync } = await import('node:fs');
     const srv = https.createServer(
@@ -215,20 +219,22 @@ async function serve(which: Which, certDir: string, collectorUrl?: string): Prom
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     port = (srv.address() as { port: number }).port;
   }
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('bench webhook: the server child runs without an IPC channel (it is forked)');
   let cpu = process.cpuUsage();
   process.on('message', (m: { cmd: string }) => {
     if (m.cmd === 'record') {
       handled.length = 0;
       recording = true;
       cpu = process.cpuUsage();
-      process.send!({ ok: true });
+      send({ ok: true });
     } else if (m.cmd === 'stats') {
       recording = false;
       const used = process.cpuUsage(cpu);
-      process.send!({ handled, cpuMicros: used.user + used.system });
+      send({ handled, cpuMicros: used.user + used.system });
     } else if (m.cmd === 'exit') process.exit(0);
   });
-  process.send!({ port });
+  send({ port });
 }
 
 // ------------------------------------------------------------------------------------------------

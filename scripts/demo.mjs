@@ -154,10 +154,9 @@ async function step(title, fn) {
 /**
  * The folder of etcd and kube-apiserver: KUBEBUILDER_ASSETS, else what `kubeforge setup-envtest`
  * provisions (cached after its first run).
- * @param {boolean} verbose
  * @returns {string}
  */
-function apiServerAssets(verbose) {
+function apiServerAssets() {
   /** @param {string} dir */
   const complete = (dir) => existsSync(join(dir, 'etcd')) && existsSync(join(dir, 'kube-apiserver'));
   const given = process.env.KUBEBUILDER_ASSETS;
@@ -233,7 +232,7 @@ async function demo(flags, where, life) {
   const started = Date.now();
 
   const assets = await step('the test API server binaries (etcd, kube-apiserver)', () => {
-    const dir = apiServerAssets(flags.verbose);
+    const dir = apiServerAssets();
     say(`    KUBEBUILDER_ASSETS=${dir}`);
     return dir;
   });

@@ -102,8 +102,7 @@ function readClientNodeDts(text) {
   if (classMatch) out.description = unescapeClientNode(jsdocText(classMatch[1]));
   const body = text.slice(text.indexOf('export declare class'));
   const re = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*)?'([^']+)'(\?)?:/g;
-  let m;
-  while ((m = re.exec(body))) {
+  for (const m of body.matchAll(re)) {
     out.props.set(m[2], {
       description: m[1] ? unescapeClientNode(jsdocText(m[1])) : undefined,
       optional: m[3] === '?',
@@ -121,14 +120,12 @@ function readKubernetesTypesDts(text) {
   /** @type {Map<string, KtInterface>} */
   const interfaces = new Map();
   const re = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*)?export interface (\w+) \{\n?([\s\S]*?)^\}/gm;
-  let m;
-  while ((m = re.exec(text))) {
+  for (const m of text.matchAll(re)) {
     const props = new Map();
     // Properties sit at four spaces of indentation; nested object types are deeper.
     const pre = /(?:(\/\*\*(?:(?!\*\/)[\s\S])*?\*\/)\n)? {4}("?[\w$-]+"?)(\?)?: ([\s\S]*?);\n(?= {4}\S|$)/g;
     const bodyText = `${m[3].replace(/\s+$/, '')}\n`;
-    let p;
-    while ((p = pre.exec(bodyText))) {
+    for (const p of bodyText.matchAll(pre)) {
       props.set(p[2].replace(/"/g, ''), { description: p[1] ? jsdocText(p[1].trim()) : undefined, type: p[4] });
     }
     interfaces.set(m[2], { description: m[1] ? jsdocText(m[1]) : undefined, props });
@@ -166,7 +163,7 @@ const ws = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
  * @param {string | undefined} kt
  */
 function pickDescription(cn, kt) {
-  if (!cn || !cn.trim()) return kt && kt.trim() ? kt.trim() : undefined;
+  if (!cn?.trim()) return kt?.trim() ? kt.trim() : undefined;
   if (kt && ws(kt) === ws(cn)) return kt.trim();
   return cn.trim();
 }

@@ -101,8 +101,7 @@ function parseTag(tag) {
   /** @type {Record<string, string>} */
   const out = {};
   const re = /(\w+):"((?:[^"\\]|\\.)*)"/g;
-  let m;
-  while ((m = re.exec(tag))) out[m[1]] = m[2];
+  for (const m of tag.matchAll(re)) out[m[1]] = m[2];
   return out;
 }
 
@@ -267,7 +266,10 @@ export function readGoPackages(roots, packagePaths) {
     }
     for (const c of constants) {
       const t = types.get(c.type);
-      if (t?.kind === 'named') (t.constants ??= []).push(c.value);
+      if (t?.kind === 'named') {
+        t.constants ??= [];
+        t.constants.push(c.value);
+      }
     }
     out.set(pkg, types);
   }

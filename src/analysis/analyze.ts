@@ -120,7 +120,10 @@ export interface RootResult {
 
 function rootResult(byRoot: Map<string, RootResult>, file: string): RootResult {
   let r = byRoot.get(file);
-  if (!r) byRoot.set(file, (r = { kinds: [], markers: [], warnings: [] }));
+  if (!r) {
+    r = { kinds: [], markers: [], warnings: [] };
+    byRoot.set(file, r);
+  }
   return r;
 }
 
@@ -266,7 +269,8 @@ function groupVersionReader(
   extraInputs: Set<string>,
 ) {
   const gvCache = new Map<string, GroupVersionInfo | null>();
-  const gvDef = getMarkerDefinition('defineGroupVersion')!;
+  const gvDef = getMarkerDefinition('defineGroupVersion');
+  if (!gvDef) throw new Error('kubeforge: the marker table has no defineGroupVersion');
   const groupVersionOf = (dir: string): GroupVersionInfo | null => {
     const hit = gvCache.get(dir);
     if (hit !== undefined) return hit;
@@ -382,7 +386,8 @@ function analyzeProjectSync(options: AnalyzeOptions, outer: Reporter): Analysis 
   });
   const formatter = schemaFormatter(options, reporter);
 
-  const indexed = options.indexMarkers ? (m: MarkerValue) => options.indexMarkers!.has(m.name) : indexedByDefault;
+  const indexMarkers = options.indexMarkers;
+  const indexed = indexMarkers ? (m: MarkerValue) => indexMarkers.has(m.name) : indexedByDefault;
   const classMarkerUses: MarkerUse[] = [];
   const kinds: KindVersion[] = [];
   const classes: ClassInfo[] = [];

@@ -77,7 +77,7 @@ export function checkKindStatics(kinds: readonly KindStaticsInput[], reporter: R
     resourceOf.set(key, r);
   }
   for (const k of kinds) {
-    const resource = resourceOf.get(`${k.group}/${k.kind}`)!;
+    const resource = resourceOf.get(`${k.group}/${k.kind}`) ?? {}; // set for every kind above
     const plural = resource.path ?? pluralize(k.kind);
     const namespaced = (resource.scope ?? 'Namespaced') === 'Namespaced';
     const expected = `static readonly gvk = { group: '${k.group}', version: '${k.version}', kind: '${k.kind}' } as const;`;

@@ -4,6 +4,15 @@ export type Obj = Record<string, unknown>;
 /** A JSON object (not an array, not null). */
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** `parent[key]` when it is an object, else a new empty object put there. */
+export function childObject(parent: Obj, key: string): Obj {
+  const v = parent[key];
+  if (isObj(v)) return v;
+  const made: Obj = {};
+  parent[key] = made;
+  return made;
+}
+
 /**
  * A deep copy of a JSON value (undefined stays undefined), as a JSON round trip makes it (keys
  * holding undefined dropped, undefined items null) but keeping BigInts (integers beyond 2^53).

@@ -88,7 +88,7 @@ function hintFor(code: string, arg: string): string | undefined {
     return 'possessive quantifiers are not supported by RE2';
   if (code === 'invalid repeat count') {
     const r = /^\{(\d+)(?:,(\d*))?\}$/.exec(arg);
-    if (r && r[2] && Number(r[2]) < Number(r[1])) return 'the maximum is smaller than the minimum';
+    if (r?.[2] && Number(r[2]) < Number(r[1])) return 'the maximum is smaller than the minimum';
     return 'RE2 allows counts of at most 1000';
   }
   if (code === 'invalid character class range') {

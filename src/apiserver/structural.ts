@@ -113,7 +113,7 @@ export function prune(v: unknown, s: Schema | undefined, path: string, dropped: 
       }
     }
   } else if (Array.isArray(v) && s.items) {
-    v.forEach((x, i) => prune(x, s.items, `${path}[${i}]`, dropped));
+    for (const [i, x] of v.entries()) prune(x, s.items, `${path}[${i}]`, dropped);
   }
 }
 
@@ -298,7 +298,8 @@ export function validate(
     for (const r of s.required ?? [])
       if (!(r in v)) out.push({ type: 'FieldValueRequired', field: path ? `${path}.${r}` : r, at: [...at, r] });
   }
-  if (Array.isArray(v) && s.items) v.forEach((x, i) => validate(x, s.items, `${path}[${i}]`, [...at, i], out));
+  if (Array.isArray(v) && s.items)
+    for (const [i, x] of v.entries()) validate(x, s.items, `${path}[${i}]`, [...at, i], out);
   if (Array.isArray(v)) listTypeErrors(v, s, path, at, out);
   combinatorErrors(v, s, path, at, out);
   return out;

@@ -692,8 +692,9 @@ function checkArgType(arg: ArgType, v: unknown): string | undefined {
       if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
         return `expected an array of strings, found ${typeLabel(v)}`;
       if (arg.enum) {
-        const badOne = v.find((x) => !arg.enum!.includes(x));
-        if (badOne !== undefined) return `'${badOne}' is not one of ${arg.enum.join(', ')}`;
+        const allowed = arg.enum;
+        const badOne = v.find((x) => !allowed.includes(x));
+        if (badOne !== undefined) return `'${badOne}' is not one of ${allowed.join(', ')}`;
       }
       return undefined;
     case 'record':
@@ -829,8 +830,8 @@ export function parseJsDocText(raw: string): ParsedJsDoc {
   const tags: ParsedJsDoc['tags'] = [];
   let current: ParsedJsDoc['tags'][number] | undefined;
   lines.forEach((line, i) => {
-    const m = /^(\s*\*?\s?)(.*)$/.exec(line)!;
-    const content = m[2].replace(/\s+$/, '');
+    const m = /^(\s*\*?\s?)(.*)$/.exec(line);
+    const content = (m ? m[2] : line).replace(/\s+$/, '');
     const tag = /^@([A-Za-z][\w.]*)\s?(.*)$/.exec(content.trimStart());
     if (tag) {
       current = { name: tag[1], text: tag[2], line: i, column: (i === 0 ? 3 : 0) + line.indexOf(`@${tag[1]}`) };

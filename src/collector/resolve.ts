@@ -113,8 +113,11 @@ export class NameResolver {
     seen: Set<string>,
   ): { target: NameTarget; rest: string[] } | undefined {
     parts = [...parts];
-    while (target && target.kind === 'module' && parts.length > 0)
-      target = this.resolveExport(target.file, parts.shift()!, seen);
+    while (target?.kind === 'module') {
+      const part = parts.shift();
+      if (part === undefined) break;
+      target = this.resolveExport(target.file, part, seen);
+    }
     if (!target) return undefined;
     if (target.kind === 'external' && target.name === '*' && parts.length > 0)
       return { target: { kind: 'external', module: target.module, name: parts[0] }, rest: parts.slice(1) };
@@ -153,8 +156,7 @@ export class NameResolver {
   /** The marker name an expression refers to (`Maximum`, `Items.MaxLength`) when it leads to kubeforge/markers. */
   markerName(expr: ts.Expression): string | undefined {
     const r = this.resolveAccess(expr);
-    if (!r || r.target.kind !== 'external' || r.target.module !== MARKERS_MODULE || r.target.name === '*')
-      return undefined;
+    if (r?.target.kind !== 'external' || r.target.module !== MARKERS_MODULE || r.target.name === '*') return undefined;
     return [r.target.name, ...r.rest].join('.');
   }
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 export interface ManagerLine {
   /** The parsed JSON object, or undefined for a line that is not JSON (console.log, a stack). */
-  json?: Record<string, any>;
+  json?: Record<string, unknown>;
   text: string;
   stream: 'stdout' | 'stderr';
 }
@@ -70,12 +70,14 @@ export class ManagerChild {
       });
     });
     child.on('error', (e) => failed(e));
+    // Spawned with stdio 'pipe' (both streams exist).
     for (const [name, stream] of [
-      ['stdout', child.stdout!],
-      ['stderr', child.stderr!],
+      ['stdout', child.stdout],
+      ['stderr', child.stderr],
     ] as const) {
+      if (!stream) continue;
       createInterface({ input: stream }).on('line', (text) => {
-        let json: Record<string, any> | undefined;
+        let json: Record<string, unknown> | undefined;
         if (text.startsWith('{')) {
           try {
             json = JSON.parse(text);

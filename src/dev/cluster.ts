@@ -37,10 +37,28 @@ export interface WebhookTarget {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A document of a project's manifests as dev reads it: config/ is written by kubeforge (each
+ * object has a kind and a metadata.name); the rest of it is passed on as it is.
+ */
+export interface ManifestObject {
+  kind: string;
+  apiVersion?: string;
+  metadata: { name: string; namespace?: string; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
+/** What applySamples reads of a CRD. */
+interface CRDSpec {
+  group: string;
+  scope: string;
+  names: { kind: string; plural: string };
+}
+
 /** The documents of a YAML file with a `kind` (comments-only documents dropped). */
-export function readObjects(file: string): Record<string, any>[] {
+export function readObjects(file: string): ManifestObject[] {
   const text = readFileSync(file, 'utf8');
-  return readYamlObjects(text) as Record<string, any>[];
+  return readYamlObjects(text) as ManifestObject[];
 }
 
 /** config/crd/bases/*.yaml of the project, sorted (relative paths). */
@@ -56,7 +74,7 @@ export function crdFiles(projectDir: string): string[] {
   }
 }
 
-function pathOf(o: Record<string, any>): string {
+function pathOf(o: ManifestObject): string {
   const name = encodeURIComponent(o.metadata.name);
   switch (o.kind) {
     case 'CustomResourceDefinition':
@@ -92,7 +110,7 @@ export class DevInstaller {
   }
 
   /** Server-side applies one object (force: dev owns these fields while it runs). */
-  async apply(o: Record<string, any>, at?: string): Promise<AppliedObject> {
+  async apply(o: ManifestObject, at?: string): Promise<AppliedObject> {
     const path = at ?? pathOf(o);
     const ref: AppliedObject = { path, kind: o.kind, name: o.metadata.name };
     if (!this.created.has(path) && !this.preexisting.has(path)) {
@@ -156,7 +174,7 @@ export class DevInstaller {
 
   /** Applies the ClusterRoles of config/rbac/role.yaml (when there is one). */
   async applyRBAC(projectDir: string): Promise<string[]> {
-    let objects: Record<string, any>[];
+    let objects: ManifestObject[];
     try {
       objects = readObjects(join(projectDir, 'config/rbac/role.yaml'));
     } catch (e) {
@@ -177,7 +195,7 @@ export class DevInstaller {
    * session applied before and the file no longer holds is deleted.
    */
   async applyWebhooks(projectDir: string): Promise<string[]> {
-    let objects: Record<string, any>[] = [];
+    let objects: ManifestObject[] = [];
     try {
       objects = readObjects(join(projectDir, 'config/webhook/manifests.yaml'));
     } catch (e) {
@@ -209,11 +227,13 @@ export class DevInstaller {
     const crds = new Map<string, { plural: string; namespaced: boolean }>();
     for (const f of crdFiles(projectDir)) {
       for (const c of readObjects(join(projectDir, f))) {
-        if (c.kind === 'CustomResourceDefinition')
-          crds.set(`${c.spec.group}/${c.spec.names.kind}`, {
-            plural: c.spec.names.plural,
-            namespaced: c.spec.scope === 'Namespaced',
+        if (c.kind === 'CustomResourceDefinition') {
+          const spec = c.spec as CRDSpec;
+          crds.set(`${spec.group}/${spec.names.kind}`, {
+            plural: spec.names.plural,
+            namespaced: spec.scope === 'Namespaced',
           });
+        }
       }
     }
     const dir = join(projectDir, 'config/samples');

@@ -87,6 +87,14 @@ export interface RebuildResult {
 export const DEV_DIR = '.kubeforge/dev';
 
 /** The build the manager runs: its number, when it started running, and the files of its save. */
+/** What the live log reads of a core/v1 Event. */
+interface WatchedEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  involvedObject?: { kind?: string; namespace?: string; name?: string };
+}
+
 interface RunningBuild {
   id: number;
   since: number;
@@ -232,9 +240,10 @@ export class DevSession {
       );
       let crds: string[], roles: string[], hooks: string[];
       try {
-        crds = await this.installer!.applyCRDs(this.projectDir, crdFiles(this.projectDir));
-        roles = await this.installer!.applyRBAC(this.projectDir);
-        hooks = await this.installer!.applyWebhooks(this.projectDir);
+        const installer = this.devInstaller();
+        crds = await installer.applyCRDs(this.projectDir, crdFiles(this.projectDir));
+        roles = await installer.applyRBAC(this.projectDir);
+        hooks = await installer.applyWebhooks(this.projectDir);
       } catch (e) {
         throw new DiagnosticError(
           error('KF1408', `applying the project's manifests to the cluster failed: ${(e as Error).message}`, {
@@ -269,7 +278,7 @@ export class DevSession {
       void import('../analysis/analyze.js').catch(() => {});
       this.log(
         'dev',
-        `manager running (pid ${this.child!.pid}, build 1) ${ms(Date.now() - started)} after start; watching src/ (type-check ${this.typeCheck}; Ctrl-C stops)`,
+        `manager running (pid ${this.child?.pid}, build 1) ${ms(Date.now() - started)} after start; watching src/ (type-check ${this.typeCheck}; Ctrl-C stops)`,
       );
     } catch (e) {
       await this.stop().catch(() => {});
@@ -454,7 +463,7 @@ export class DevSession {
     writeFileSync(join(this.certDir, 'ca.crt'), ca.cert);
     writeFileSync(join(this.certDir, 'tls.crt'), leaf.cert);
     writeFileSync(join(this.certDir, 'tls.key'), leaf.key, { mode: 0o600 });
-    this.installer = new DevInstaller(this.kc!, { host, port: this.webhookPort, caPem: ca.cert });
+    this.installer = new DevInstaller(this.kubeConfig(), { host, port: this.webhookPort, caPem: ca.cert });
   }
 
   /** The incremental manifests run; diagnostics instead of a throw on an error. */
@@ -577,6 +586,24 @@ export class DevSession {
 
   private standby?: ManagerChild;
 
+  // The parts start() makes before anything uses them: each names the broken order if it did not.
+  private kubeConfig(): KubeConfig {
+    if (!this.kc) throw new Error('kubeforge dev: no cluster connection yet (start() makes it first)');
+    return this.kc;
+  }
+  private devInstaller(): DevInstaller {
+    if (!this.installer) throw new Error('kubeforge dev: no installer yet (start() makes it first)');
+    return this.installer;
+  }
+  private projectTranspiler(): Transpiler {
+    if (!this.transpiler) throw new Error('kubeforge dev: no transpiler yet (start() makes it first)');
+    return this.transpiler;
+  }
+  private projectTsc(): ProjectTsc {
+    if (!this.tsc) throw new Error('kubeforge dev: no type checker yet (start() makes it first)');
+    return this.tsc;
+  }
+
   private managerLine(l: ManagerLine): void {
     this.onManagerLine?.(l);
     if (!l.json) {
@@ -588,8 +615,9 @@ export class DevSession {
       this.log('reconcile', `${controller}: ${count} ${result === 'success' ? 'done' : result}`);
       return;
     }
-    const { msg, message, level, ts, time, caller, pid, hostname, v, ...rest } = l.json;
-    void ts, time, caller, pid, hostname, v;
+    const { msg, message, level } = l.json;
+    const rest = { ...l.json };
+    for (const k of ['msg', 'message', 'level', 'ts', 'time', 'caller', 'pid', 'hostname', 'v']) delete rest[k];
     const lvl =
       typeof level === 'string'
         ? level
@@ -610,7 +638,7 @@ export class DevSession {
 
   /** Events of every namespace, as they come (the live log's "event" lines). */
   private watchEvents(): void {
-    const rest = new RestClient(this.kc!);
+    const rest = new RestClient(this.kubeConfig());
     let req: { destroy: () => void } | undefined;
     let closed = false;
     this.events = {
@@ -630,7 +658,7 @@ export class DevSession {
         if (closed) return r.destroy();
         createInterfaceLines(res, (line) => {
           try {
-            const ev = JSON.parse(line) as { type: string; object: Record<string, any> };
+            const ev = JSON.parse(line) as { type: string; object: WatchedEvent };
             if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') return;
             const o = ev.object;
             const inv = o.involvedObject ?? {};
@@ -667,7 +695,7 @@ export class DevSession {
   /** --apply-samples: config/samples applied (the manager runs: its webhooks see them). */
   private async samples(): Promise<void> {
     try {
-      const { applied, skipped } = await this.installer!.applySamples(this.projectDir);
+      const { applied, skipped } = await this.devInstaller().applySamples(this.projectDir);
       this.log(
         'samples',
         `${applied.length ? `applied ${applied.join(', ')}` : 'nothing to apply'}${skipped.length ? `; skipped (not a Kind of this project): ${skipped.join(', ')}` : ''}`,
@@ -723,15 +751,15 @@ export class DevSession {
     if (man.changed.length) this.log('manifests', `${man.changed.join(', ')} (${ms(man.ms)})`);
     const changedCRDs = man.changed.filter((p) => p.startsWith(`${CRD_DIR}/`) && existsSync(join(this.projectDir, p)));
     if (changedCRDs.length) {
-      result.crdsApplied = await this.installer!.applyCRDs(this.projectDir, changedCRDs);
+      result.crdsApplied = await this.devInstaller().applyCRDs(this.projectDir, changedCRDs);
       this.log('apply', `CRD ${result.crdsApplied.join(', ')}`);
     }
     if (man.changed.includes('config/rbac/role.yaml'))
-      this.log('apply', `ClusterRole ${(await this.installer!.applyRBAC(this.projectDir)).join(', ')}`);
+      this.log('apply', `ClusterRole ${(await this.devInstaller().applyRBAC(this.projectDir)).join(', ')}`);
     if (man.changed.includes('config/webhook/manifests.yaml'))
       this.log(
         'apply',
-        `${(await this.installer!.applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`,
+        `${(await this.devInstaller().applyWebhooks(this.projectDir)).join(', ') || 'no webhook configurations'}`,
       );
     return man;
   }
@@ -757,7 +785,7 @@ export class DevSession {
       // 1. The saved files transpiled on their own (milliseconds), before anything else runs.
       let tr: ReturnType<Transpiler['build']>;
       try {
-        tr = this.transpiler!.build(changed, deleted);
+        tr = this.projectTranspiler().build(changed, deleted);
       } catch (e) {
         tr = { written: [], removed: [], unchanged: 0, errors: `${(e as Error).message}\n`, ms: 0 };
       }
@@ -765,7 +793,7 @@ export class DevSession {
       // 2. The type-check: before the restart with --type-check strict; else once the restart is
       // done (on two cores, a check beside the manager's start slows the start); 3. manifests and
       // their apply.
-      const check = this.typeCheck === 'strict' ? this.tsc!.check() : undefined;
+      const check = this.typeCheck === 'strict' ? this.projectTsc().check() : undefined;
       if (this.typeCheck === 'async' && !tr.errors) after.push(() => this.checkLater(build));
       const man = await this.manifestsApplied(result);
       result.manifestsMs = man.ms;
@@ -809,7 +837,7 @@ export class DevSession {
       result.ok = true;
       this.log(
         'ready',
-        `manager pid ${this.child!.pid} runs build ${build} (${files.join(', ')}): save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | transpile ${ms(tr.ms)}${result.typeCheckMs !== undefined ? ` | type-check ${ms(result.typeCheckMs)}` : ''} | restart ${ms(result.restartMs)})`,
+        `manager pid ${this.child?.pid} runs build ${build} (${files.join(', ')}): save -> running in ${ms(result.saveToRunningMs)} (manifests ${ms(man.ms)} | transpile ${ms(tr.ms)}${result.typeCheckMs !== undefined ? ` | type-check ${ms(result.typeCheckMs)}` : ''} | restart ${ms(result.restartMs)})`,
       );
     } finally {
       for (const f of after) f();
@@ -820,11 +848,13 @@ export class DevSession {
   /** The async mode's type-check of `build`, reported when it ends (unless a newer check replaced it). */
   private checkLater(build: number): void {
     if (this.stopped) return;
-    void this.tsc!.check().then((c) => {
-      if (c.cancelled || this.stopped) return;
-      if (c.ok) this.log('typecheck', `build ${build}: ok (${ms(c.ms)})`);
-      else this.typeErrors(build, c.text, c.ms);
-    });
+    void this.projectTsc()
+      .check()
+      .then((c) => {
+        if (c.cancelled || this.stopped) return;
+        if (c.ok) this.log('typecheck', `build ${build}: ok (${ms(c.ms)})`);
+        else this.typeErrors(build, c.text, c.ms);
+      });
   }
 
   /**
@@ -845,7 +875,7 @@ export class DevSession {
       'build',
       `build ${build}'s manager did not start; building the whole project with its tsc and trying once more ...`,
     );
-    const whole = await this.tsc!.build(this.typeCheck === 'strict');
+    const whole = await this.projectTsc().build(this.typeCheck === 'strict');
     if (!whole.ok && this.typeCheck !== 'off') this.typeErrors(build, whole.text, whole.ms);
     try {
       await this.startChild(build);

@@ -76,7 +76,7 @@ export class Transpiler {
     const parsed = this.config();
     const options = parsed.options;
     const inProgram = new Set(parsed.fileNames.map((f) => resolve(f)));
-    const writes: { path: string; text?: string; copyFrom?: string }[] = [];
+    const writes: ({ path: string; text: string } | { path: string; copyFrom: string })[] = [];
     const diags: ts.Diagnostic[] = [];
     for (const rel of changed) {
       const file = resolve(this.projectDir, rel);
@@ -112,7 +112,7 @@ export class Transpiler {
     const written: string[] = [];
     let unchanged = 0;
     for (const w of writes) {
-      const text = w.text ?? readFileSync(w.copyFrom!, 'utf8');
+      const text = 'text' in w ? w.text : readFileSync(w.copyFrom, 'utf8');
       if (existsSync(w.path) && readFileSync(w.path, 'utf8') === text) {
         unchanged++;
         continue;

@@ -95,8 +95,11 @@ export class ProjectTsc {
     );
     this.current = child;
     let text = '';
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => (text += c));
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => (text += c));
+    const collect = (c: string) => {
+      text += c;
+    };
+    child.stdout?.setEncoding('utf8').on('data', collect);
+    child.stderr?.setEncoding('utf8').on('data', collect);
     return new Promise((resolve) => {
       child.on('error', (e) => resolve({ ok: false, text: `tsc did not start: ${e.message}\n`, ms: Date.now() - t }));
       child.on('close', (code, signal) => {

@@ -273,6 +273,7 @@ export const DIAGNOSTIC_CODES: readonly DiagnosticCode[] = [
   ),
   c(
     'KF3013',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text shows a TypeScript template literal type
     'Warning: a template literal type (`` `v${number}` ``) is `type: string` to the API server; the hint gives the `@Pattern` that checks the form.',
   ),
   c('KF3014', '`apiVersion` or `kind` of a Kind declared as another type than string.'),

@@ -261,7 +261,7 @@ export async function goBuildEnvtest(options: GoBuildOptions): Promise<GoBuildRe
   };
   if (!version) {
     const minor = /^(\d+)\.(\d+)(?:\.x)?$/.exec(wanted);
-    if (!minor || minor[1] !== '1')
+    if (minor?.[1] !== '1')
       throw new GoBuildError(`not a Kubernetes version: ${options.version}`, 'name one as 1.37.2, 1.37 or 1.37.x');
     log(`asking the Go module proxy for the newest k8s.io/kubernetes v${wanted.replace(/\.x$/, '')}.x`);
     const listed = await runner.run(
@@ -360,7 +360,8 @@ async function buildVersion(
   await runner.run(['mod', 'tidy'], etcdWork, `resolving etcd ${etcdVersion}'s modules`);
 
   // 3. Build into a staging folder, then rename it into place in one step.
-  const s = parseRelease(version)!;
+  const s = parseRelease(version);
+  if (!s) throw new GoBuildError(`not a Kubernetes release: ${version}`, 'name one as 1.37.2, 1.37 or 1.37.x');
   const staging = `${dir}.building-${process.pid}`;
   // Staging folders of builds killed before they cleaned up (their process is gone).
   const prefix = `${basename(dir)}.building-`;

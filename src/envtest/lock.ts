@@ -55,7 +55,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     const onAbort = () => {
       clearTimeout(t);
-      reject(signal!.reason);
+      reject(signal?.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -154,8 +154,18 @@ export function parseIndex(text: string, os: string, arch: string): EnvtestArchi
       out.push({ version: version.replace(/^v/, ''), name, url: entry.selfLink, sha512: entry.hash.toLowerCase() });
     }
   }
-  return out.sort((a, b) => compareSemVer(parseSemVer(b.version)!, parseSemVer(a.version)!));
+  return out.sort(newestFirst);
 }
+
+/** The version of an archive or folder already filtered to parse as one. */
+function semVerOf(version: string): NonNullable<ReturnType<typeof parseSemVer>> {
+  const s = parseSemVer(version);
+  if (!s) throw new SetupEnvtestError(`not a version: ${version}`);
+  return s;
+}
+
+const newestFirst = (a: { version: string }, b: { version: string }) =>
+  compareSemVer(semVerOf(b.version), semVerOf(a.version));
 
 /** Picks the archive for a requested version (exact, `1.34`, `1.34.x`), or the default minor's newest. */
 export function selectArchive(
@@ -163,7 +173,7 @@ export function selectArchive(
   requested: string | undefined,
   defaultMinor: string | undefined,
 ): EnvtestArchive {
-  const releases = archives.filter((a) => parseSemVer(a.version)!.pre === '');
+  const releases = archives.filter((a) => semVerOf(a.version).pre === '');
   if (requested) {
     const want = requested.replace(/^v/, '');
     const exact = archives.find((a) => a.version === want);
@@ -236,7 +246,8 @@ function run(cmd: string, args: string[]): Promise<void> {
 function binariesFolder(root: string, os: string): string | undefined {
   const stack = [root];
   while (stack.length) {
-    const d = stack.pop()!;
+    const d = stack.pop();
+    if (d === undefined) break;
     if (existsSync(join(d, exe('etcd', os))) && existsSync(join(d, exe('kube-apiserver', os)))) return d;
     for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) stack.push(join(d, e.name));
   }
@@ -298,7 +309,7 @@ function newestCached(
     )
     .map((n) => ({ dir: join(k8sDir, n), version: n.slice(0, -suffix.length) }))
     .filter((c) => statSync(c.dir).isDirectory() && complete(c.dir, os))
-    .sort((a, b) => compareSemVer(parseSemVer(b.version)!, parseSemVer(a.version)!));
+    .sort(newestFirst);
   return found[0];
 }
 

@@ -8,7 +8,7 @@
  * default library is replaced by a few global declarations, and nothing is type-checked: the
  * analysis uses the checker for name resolution and enum constants only.
  */
-import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
+import { type Dirent, type Stats, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ts } from '../util/typescript.cjs';
 import { error, type Reporter } from '../diagnostics/index.js';
@@ -115,7 +115,7 @@ function walkTs(dir: string, out: string[]): string[] {
   for (const name of names) {
     if (name === 'node_modules' || name.startsWith('.')) continue;
     const p = join(dir, name);
-    let st;
+    let st: Stats;
     try {
       st = statSync(p);
     } catch {

@@ -5,7 +5,7 @@
  */
 import { DiagnosticError, error } from '../diagnostics/index.js';
 import { type Host, parentsOf } from './host.js';
-import type { Change } from './tree.js';
+import { type Change, contentOf, previousOf } from './tree.js';
 
 /** Problems that would stop the commit, as KF1101 diagnostics (empty when it can go ahead). */
 export function validateChanges(host: Host, changes: readonly Change[]) {
@@ -40,7 +40,7 @@ export function revert(host: Host, done: Committed): string[] {
   for (const c of [...done.changes].reverse()) {
     try {
       if (c.kind === 'create') host.remove(c.path);
-      else host.write(c.path, c.previous!);
+      else host.write(c.path, previousOf(c));
     } catch {
       failures.push(c.path);
     }
@@ -96,7 +96,7 @@ export function commit(host: Host, changes: readonly Change[], options: CommitOp
   try {
     for (const c of changes) {
       if (c.kind === 'delete') host.remove(c.path);
-      else host.write(c.path, c.content!);
+      else host.write(c.path, contentOf(c));
       done.push(c);
     }
   } catch (e) {

@@ -88,8 +88,8 @@ function commonLineCount(a: readonly string[], b: readonly string[]): number {
   }
   const bm: number[] = [];
   for (let j = head; j < b.length - tail; j++) {
-    const id = ids.get(b[j])!;
-    if (inA.has(id)) bm.push(id);
+    const id = ids.get(b[j]);
+    if (id !== undefined && inA.has(id)) bm.push(id);
   }
   return head + tail + (am.length + bm.length - editDistance(am, bm)) / 2;
 }

@@ -16,6 +16,7 @@
  * Knows nothing of Kubernetes.
  */
 import {
+  type Stats,
   closeSync,
   existsSync,
   mkdirSync,
@@ -89,7 +90,7 @@ export function removeStaleTempFiles(root: string): string[] {
       if (name === 'node_modules' || name === '.git') continue;
       const p = join(dir, name);
       const m = TEMP_FILE.exec(name);
-      let st;
+      let st: Stats;
       try {
         st = statSync(p);
       } catch {

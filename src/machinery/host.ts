@@ -283,7 +283,7 @@ export class MemoryHost implements Host {
   /** Text of every file, sorted by path (for assertions). */
   snapshot(): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const k of [...this.files.keys()].sort()) out[k] = this.files.get(k)!.toString('utf8');
+    for (const [k, v] of [...this.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out[k] = v.toString('utf8');
     return out;
   }
 }

@@ -45,7 +45,7 @@ export function insertAtMarkers(text: string, insertions: readonly Insertion[], 
     }
     const fragment = ins.fragment.replace(/\n+$/, '').split('\n');
     if (containsBlock(lines.slice(0, at), fragment)) continue;
-    const indent = /^\s*/.exec(lines[at])![0];
+    const indent = lines[at].slice(0, lines[at].length - lines[at].trimStart().length);
     const indented = fragment.map((l) => (l.trim() === '' ? '' : indent + l));
     if (ins.separate) indented.push('');
     lines = [...lines.slice(0, at), ...indented, ...lines.slice(at)];

@@ -1,7 +1,7 @@
 /** The printed plan of a command: one sorted line per change. */
 import { isUtf8 } from 'node:buffer';
 import { countChanges } from './diff.js';
-import type { Change } from './tree.js';
+import { type Change, contentOf, previousOf } from './tree.js';
 
 const ansi = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
 
@@ -29,18 +29,22 @@ export function describeChange(c: Change): string {
   const plural = (n: number) => (n === 1 ? 'line' : 'lines');
   switch (c.kind) {
     case 'create': {
-      if (isBinary(c.content!)) return `CREATE ${c.path} (binary, ${size(c.content!)})`;
-      const n = countLines(c.content!);
+      const content = contentOf(c);
+      if (isBinary(content)) return `CREATE ${c.path} (binary, ${size(content)})`;
+      const n = countLines(content);
       return `CREATE ${c.path} (+${n} ${plural(n)})`;
     }
     case 'update': {
-      if (isBinary(c.content!) || isBinary(c.previous!)) return `UPDATE ${c.path} (binary, ${size(c.content!)})`;
-      const { added, removed } = countChanges(c.previous!.toString('utf8'), c.content!.toString('utf8'));
+      const content = contentOf(c);
+      const previous = previousOf(c);
+      if (isBinary(content) || isBinary(previous)) return `UPDATE ${c.path} (binary, ${size(content)})`;
+      const { added, removed } = countChanges(previous.toString('utf8'), content.toString('utf8'));
       return `UPDATE ${c.path} (+${added} -${removed} ${plural(Math.max(added, removed))})`;
     }
     case 'delete': {
-      if (isBinary(c.previous!)) return `DELETE ${c.path} (binary, ${size(c.previous!)})`;
-      const n = countLines(c.previous!);
+      const previous = previousOf(c);
+      if (isBinary(previous)) return `DELETE ${c.path} (binary, ${size(previous)})`;
+      const n = countLines(previous);
       return `DELETE ${c.path} (-${n} ${plural(n)})`;
     }
   }

@@ -104,7 +104,8 @@ export class CommandReport {
     changes: readonly Pick<Change, 'kind' | 'path'>[],
     kept: readonly string[] = [],
   ): void {
-    const set = (this.files[phase] ??= { root, written: [], kept: [], removed: [] });
+    this.files[phase] ??= { root, written: [], kept: [], removed: [] };
+    const set = this.files[phase];
     for (const c of changes) {
       set.written = set.written.filter((w) => w.path !== c.path);
       set.removed = set.removed.filter((r) => r.path !== c.path);
@@ -116,7 +117,8 @@ export class CommandReport {
 
   /** Records files written without a plan of changes (alpha update: the merge's result). */
   recordWritten(root: string, written: readonly string[], removed: readonly string[]): void {
-    const set = (this.files.result ??= { root, written: [], kept: [], removed: [] });
+    this.files.result ??= { root, written: [], kept: [], removed: [] };
+    const set = this.files.result;
     set.written.push(...written.map((path) => ({ path })));
     set.removed.push(...removed.map((path) => ({ path })));
   }

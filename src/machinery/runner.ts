@@ -118,9 +118,9 @@ export async function runCommand<P extends Planned, R>(
       return previewed;
     }
     await guard.checkpoint('nothing was written');
-    const committed = steps.commit
-      ? (steps.commit(planned, ctx), undefined)
-      : commit(ctx.host, changes, { last: steps.last });
+    let committed: ReturnType<typeof commit> | undefined;
+    if (steps.commit) steps.commit(planned, ctx);
+    else committed = commit(ctx.host, changes, { last: steps.last });
     const { interrupted } = steps;
     steps.committed?.(planned, changes, ctx);
     if ('revert' in interrupted)

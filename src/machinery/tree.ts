@@ -17,6 +17,18 @@ export interface Change {
   previous?: Buffer;
 }
 
+/** The new bytes of a create or update (throws for a change that has none). */
+export function contentOf(c: Change): Buffer {
+  if (!c.content) throw new Error(`kubeforge: ${c.kind} of ${c.path} without its new content`);
+  return c.content;
+}
+
+/** The bytes before an update or delete (throws for a change that has none). */
+export function previousOf(c: Change): Buffer {
+  if (!c.previous) throw new Error(`kubeforge: ${c.kind} of ${c.path} without its previous content`);
+  return c.previous;
+}
+
 export class Tree {
   /** path -> new bytes, or null for a deletion. */
   private readonly pending = new Map<string, Buffer | null>();
@@ -60,7 +72,7 @@ export class Tree {
     const p = normalizePath(path);
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     const onHost = this.host.read(p);
-    if (onHost && onHost.equals(data)) this.pending.delete(p);
+    if (onHost?.equals(data)) this.pending.delete(p);
     else this.pending.set(p, data);
   }
 

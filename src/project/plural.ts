@@ -332,7 +332,10 @@ function buildTables(): void {
     { suffix: singular, replacement: plural },
   ];
   const words = DICTIONARY.filter((wd) => !wd.exact).reverse();
-  for (const wd of words) rules.push(...pair(wd.singular, pluralOf(wd)!));
+  for (const wd of words) {
+    const plural = pluralOf(wd); // every word has one: checked above
+    if (plural !== undefined) rules.push(...pair(wd.singular, plural));
+  }
   for (const [singular, plural] of SUFFIXES) rules.push(...pair(singular, plural));
 }
 buildTables();
@@ -348,8 +351,8 @@ function trimWhite(s: string): string {
   const cs = [...s];
   let a = 0;
   let b = cs.length;
-  while (a < b && isWhite(cs[a]!)) a++;
-  while (b > a && isWhite(cs[b - 1]!)) b--;
+  while (a < b && isWhite(cs[a])) a++;
+  while (b > a && isWhite(cs[b - 1])) b--;
   return cs.slice(a, b).join('');
 }
 

@@ -586,8 +586,9 @@ export class TypeParser {
         );
     }
     let props = base.properties;
-    if (name === 'Pick') props = props.filter((p) => keys!.includes(p.name));
-    if (name === 'Omit') props = props.filter((p) => !keys!.includes(p.name));
+    const named = keys ?? [];
+    if (name === 'Pick') props = props.filter((p) => named.includes(p.name));
+    if (name === 'Omit') props = props.filter((p) => !named.includes(p.name));
     if (name === 'Partial')
       props = props.map((p) => ({ ...p, optional: true, markers: p.markers.filter((m) => m.name !== 'Required') }));
     if (name === 'Required')

@@ -82,8 +82,10 @@ export async function startCELWebhook(
   const running = server.start(abort.signal);
   running.catch(() => undefined);
   await server.whenStarted();
+  const served = server.port;
+  if (served === undefined) throw new Error('kubeforge/testing: the CEL webhook server started without a port');
   return {
-    port: server.port!,
+    port: served,
     stop: async () => {
       abort.abort();
       await running.catch(() => undefined);

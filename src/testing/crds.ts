@@ -115,8 +115,8 @@ export function parseManifestObjects(
   file: string,
   text: string,
   fail: LocatedErrorFactory,
-): Array<{ object: Record<string, any>; line: number }> {
-  const out: Array<{ object: Record<string, any>; line: number }> = [];
+): Array<{ object: Record<string, unknown>; line: number }> {
+  const out: Array<{ object: Record<string, unknown>; line: number }> = [];
   const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
   for (const doc of yaml().parseAllDocuments(text, { prettyErrors: false })) {
     if (doc.errors.length) {
@@ -131,10 +131,9 @@ export function parseManifestObjects(
     if (typeof v !== 'object' || Array.isArray(v)) {
       throw fail('expected a Kubernetes object (a mapping with apiVersion and kind)', { file, line });
     }
-    const o = v as Record<string, any>;
+    const o = v as Record<string, unknown>;
     if (o.kind === 'List' && Array.isArray(o.items)) {
-      for (const item of o.items)
-        if (item && typeof item === 'object' && !Array.isArray(item)) out.push({ object: item, line });
+      for (const item of o.items) if (isMapping(item)) out.push({ object: item, line });
       continue;
     }
     out.push({ object: o, line });
@@ -181,7 +180,8 @@ function parsedCRDFile(file: string, text: string): CRDObject[] {
  * cache below never loads it.
  */
 export function yaml(): typeof import('yaml') {
-  return (loadedYAML ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+  loadedYAML ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return loadedYAML;
 }
 let loadedYAML: typeof import('yaml') | undefined;
 
@@ -258,7 +258,12 @@ export function parseCRDFile(file: string, text: string): CRDObject[] {
     .map(({ object, line }) => checkCRD(object, file, line));
 }
 
-function checkCRD(o: Record<string, any>, file: string | undefined, line: number | undefined): CRDObject {
+/** A YAML mapping (a JSON object), not null or a list. */
+export function isMapping(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkCRD(o: Record<string, unknown>, file: string | undefined, line: number | undefined): CRDObject {
   const where = { file, line };
   if (typeof o.apiVersion !== 'string' || !o.apiVersion.startsWith('apiextensions.k8s.io/')) {
     throw new CRDInstallError(
@@ -266,11 +271,14 @@ function checkCRD(o: Record<string, any>, file: string | undefined, line: number
       where,
     );
   }
-  if (!o.metadata?.name) throw new CRDInstallError('CustomResourceDefinition without metadata.name', where);
-  if (!o.spec?.group) throw new CRDInstallError(`CustomResourceDefinition ${o.metadata.name} has no spec.group`, where);
-  if (!o.spec?.names?.plural)
-    throw new CRDInstallError(`CustomResourceDefinition ${o.metadata.name} has no spec.names.plural`, where);
-  return o as CRDObject;
+  const meta = isMapping(o.metadata) ? o.metadata : undefined;
+  const spec = isMapping(o.spec) ? o.spec : undefined;
+  const names = isMapping(spec?.names) ? spec.names : undefined;
+  if (!meta?.name) throw new CRDInstallError('CustomResourceDefinition without metadata.name', where);
+  if (!spec?.group) throw new CRDInstallError(`CustomResourceDefinition ${meta.name} has no spec.group`, where);
+  if (!names?.plural)
+    throw new CRDInstallError(`CustomResourceDefinition ${meta.name} has no spec.names.plural`, where);
+  return o as unknown as CRDObject;
 }
 
 function crdPath(crd: CRDObject, name?: string): string {
@@ -294,7 +302,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function installCRDs(config: KubeConfig, options: CRDInstallOptions): Promise<CRDObject[]> {
   checkOptions('installCRDs', options, CRD_INSTALL_OPTION_NAMES, CRD_INSTALL_RENAMES);
   const crds = [
-    ...(options.crds ?? []).map((c) => checkCRD(c as any, undefined, undefined)),
+    ...(options.crds ?? []).map((c) => checkCRD(c as unknown as Record<string, unknown>, undefined, undefined)),
     ...readCRDFiles(options.paths ?? [], options.errorIfPathMissing),
   ];
   if (crds.length === 0) return [];

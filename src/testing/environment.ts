@@ -283,7 +283,9 @@ export class TestEnvironment {
 
   /** The API server's URL (https://127.0.0.1:<port>); throws before start(). */
   get serverURL(): string {
-    return this.config.getCurrentCluster()!.server;
+    const cluster = this.config.getCurrentCluster();
+    if (!cluster) throw new TestEnvironmentError("the environment's kubeconfig has no current cluster");
+    return cluster.server;
   }
 
   /** pids of the etcd and kube-apiserver processes this environment runs (empty for an existing cluster). */
@@ -354,11 +356,14 @@ export class TestEnvironment {
     } else {
       await this.startControlPlane();
     }
+    // Every branch above sets the kubeconfig.
+    const kc = this.kc;
+    if (!kc) throw new TestEnvironmentError('the environment has no kubeconfig after its start');
     try {
       const serving = await this.prepareWebhookServing();
       const { localServingHost: host, localServingPort: port } = serving;
       const caBundle = Buffer.from(serving.localServingCAData).toString('base64');
-      this.installed = await installCRDs(this.kc!, {
+      this.installed = await installCRDs(kc, {
         crds: crds.map((c) => withConversionWebhook(c, host, port, caBundle)),
         timeoutMs: this.options.crdInstallTimeout,
       });
@@ -367,11 +372,11 @@ export class TestEnvironment {
       if (cel) rewritten.push(cel);
       // Recorded before the call: what was created before a failure is deleted by stop().
       this.installedWebhooks = rewritten;
-      this.installedWebhooks = await installWebhookConfigurations(this.kc!, rewritten);
+      this.installedWebhooks = await installWebhookConfigurations(kc, rewritten);
       // Only once the API server calls them does a create in a test prove a webhook ran. (An
       // existing cluster usually cannot reach this machine's address: nothing to wait for there.)
       if (rewritten.length && (this.sharedPlane || !this.usesExistingCluster)) {
-        await waitForWebhooksActive(this.kc!, {
+        await waitForWebhooksActive(kc, {
           host,
           port,
           cert: serving.leaf.cert,
@@ -384,7 +389,7 @@ export class TestEnvironment {
       await this.stop().catch(() => {});
       throw e;
     }
-    return this.kc!;
+    return kc;
   }
 
   /**
@@ -504,7 +509,9 @@ export class TestEnvironment {
   /** The bearer token of a user from `options.users`; throws like userConfig(). */
   userToken(name: string): string {
     const kc = this.userConfig(name);
-    return kc.getCurrentUser()!.token!;
+    const token = kc.getCurrentUser()?.token;
+    if (!token) throw new TestEnvironmentError(`user ${name} has no bearer token`);
+    return token;
   }
 
   /**

@@ -111,8 +111,8 @@ export class ControlPlaneProcess {
       this.tail = (this.tail + b.toString('utf8')).slice(-16_384);
       if (this.spec.attachOutput) process.stderr.write(b);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     this.exited = new Promise<void>((resolve) => {
       child.once('error', (e) => {
         this.exitInfo = `failed to start: ${e.message}`;
@@ -143,7 +143,7 @@ export class ControlPlaneProcess {
     child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
-      this.exited!.then(() => false),
+      (this.exited ?? Promise.resolve()).then(() => false),
       new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
     ]);
     clearTimeout(timer);

@@ -10,7 +10,7 @@ import net from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestClient } from '../runtime/client/rest.js';
 import { StatusError, isNotFound } from '../runtime/client/errors.js';
-import { manifestFiles, parseManifestObjects, type CRDObject } from './crds.js';
+import { isMapping, manifestFiles, parseManifestObjects, type CRDObject } from './crds.js';
 
 /**
  * Options of TestEnvironment's webhook installation (`TestEnvironmentOptions.webhookInstallOptions`).
@@ -97,36 +97,36 @@ const KINDS = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfigu
 const webhookError = (message: string, loc: { file?: string; line?: number }) => new WebhookInstallError(message, loc);
 
 function checkConfiguration(
-  o: Record<string, any>,
+  o: Record<string, unknown>,
   where: { file?: string; line?: number },
   kind?: WebhookConfigurationObject['kind'],
 ): WebhookConfigurationObject {
-  const c = JSON.parse(JSON.stringify(o)) as Record<string, any>;
+  const c = JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
   if (kind) {
     c.kind ??= kind;
     c.apiVersion ??= 'admissionregistration.k8s.io/v1';
     if (c.kind !== kind) throw new WebhookInstallError(`expected a ${kind}, got kind ${JSON.stringify(c.kind)}`, where);
   }
-  const what = `${c.kind}${c.metadata?.name ? ` ${c.metadata.name}` : ''}`;
+  const name = isMapping(c.metadata) ? c.metadata.name : undefined;
+  const what = `${c.kind}${name ? ` ${name}` : ''}`;
   if (typeof c.apiVersion !== 'string' || !c.apiVersion.startsWith('admissionregistration.k8s.io/')) {
     throw new WebhookInstallError(
       `${what} has apiVersion ${JSON.stringify(c.apiVersion)}; expected admissionregistration.k8s.io/v1`,
       where,
     );
   }
-  if (typeof c.metadata?.name !== 'string' || !c.metadata.name)
-    throw new WebhookInstallError(`${c.kind} without metadata.name`, where);
+  if (typeof name !== 'string' || !name) throw new WebhookInstallError(`${c.kind} without metadata.name`, where);
   if (c.webhooks !== undefined && c.webhooks !== null && !Array.isArray(c.webhooks))
     throw new WebhookInstallError(`${what}: webhooks must be a list`, where);
-  for (const [i, w] of (c.webhooks ?? []).entries()) {
-    if (!w || typeof w !== 'object' || typeof w.name !== 'string' || !w.name)
+  for (const [i, w] of (Array.isArray(c.webhooks) ? (c.webhooks as unknown[]) : []).entries()) {
+    if (!isMapping(w) || typeof w.name !== 'string' || !w.name)
       throw new WebhookInstallError(`${what}: webhooks[${i}] has no name`, where);
     const cc = w.clientConfig;
-    if (cc !== undefined && (typeof cc !== 'object' || cc === null || Array.isArray(cc)))
+    if (cc !== undefined && !isMapping(cc))
       throw new WebhookInstallError(`${what}: webhook ${w.name}: clientConfig must be a mapping`, where);
     if (cc?.url !== undefined) {
       try {
-        new URL(cc.url);
+        new URL(String(cc.url));
       } catch {
         throw new WebhookInstallError(
           `${what}: webhook ${w.name}: clientConfig.url ${JSON.stringify(cc.url)} is not a URL`,
@@ -135,7 +135,7 @@ function checkConfiguration(
       }
     }
   }
-  return c as WebhookConfigurationObject;
+  return c as unknown as WebhookConfigurationObject;
 }
 
 /**
@@ -146,7 +146,7 @@ function checkConfiguration(
  */
 export function parseWebhookFile(file: string, text: string): WebhookConfigurationObject[] {
   return parseManifestObjects(file, text, webhookError)
-    .filter(({ object }) => KINDS.has(object.kind))
+    .filter(({ object }) => KINDS.has(String(object.kind)))
     .map(({ object, line }) => checkConfiguration(object, { file, line }));
 }
 
@@ -175,9 +175,8 @@ export function collectWebhookConfigurations(options: WebhookInstallOptions): We
     ['validatingWebhooks', 'ValidatingWebhookConfiguration'],
   ] as const) {
     for (const [i, o] of (options[key] ?? []).entries()) {
-      if (!o || typeof o !== 'object' || Array.isArray(o))
-        throw new WebhookInstallError(`webhookInstallOptions.${key}[${i}] is not an object`);
-      out.push(checkConfiguration(o as Record<string, any>, { file: `webhookInstallOptions.${key}[${i}]` }, kind));
+      if (!isMapping(o)) throw new WebhookInstallError(`webhookInstallOptions.${key}[${i}] is not an object`);
+      out.push(checkConfiguration(o, { file: `webhookInstallOptions.${key}[${i}]` }, kind));
     }
   }
   return out;
@@ -219,20 +218,17 @@ export function rewriteWebhookClientConfig(
  * ['v1']). A v1beta1 CRD gets `spec.conversion.webhookClientConfig`. Other CRDs are returned as is.
  */
 export function withConversionWebhook(crd: CRDObject, host: string, port: number, caBundle: string): CRDObject {
-  const conversion = crd.spec.conversion as Record<string, any> | undefined;
-  if (conversion?.strategy !== 'Webhook') return crd;
+  const conversion = crd.spec.conversion;
+  if (!isMapping(conversion) || conversion.strategy !== 'Webhook') return crd;
   const c = JSON.parse(JSON.stringify(crd)) as CRDObject;
-  const conv = c.spec.conversion as Record<string, any>;
+  const conv = c.spec.conversion as Record<string, unknown>;
   const clientConfig = { url: webhookURL(host, port, '/convert'), caBundle };
   if (c.apiVersion === 'apiextensions.k8s.io/v1beta1') {
     conv.webhookClientConfig = clientConfig;
     conv.conversionReviewVersions ??= ['v1beta1'];
   } else {
-    conv.webhook = {
-      ...(conv.webhook ?? {}),
-      clientConfig,
-      conversionReviewVersions: conv.webhook?.conversionReviewVersions ?? ['v1'],
-    };
+    const webhook = isMapping(conv.webhook) ? conv.webhook : {};
+    conv.webhook = { ...webhook, clientConfig, conversionReviewVersions: webhook.conversionReviewVersions ?? ['v1'] };
   }
   return c;
 }

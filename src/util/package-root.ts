@@ -15,7 +15,10 @@ export function packageRoot(): string {
     const pkg = join(dir, 'package.json');
     if (existsSync(pkg)) {
       try {
-        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'kubeforge') return (cached = dir);
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'kubeforge') {
+          cached = dir;
+          return dir;
+        }
       } catch {
         /* keep walking */
       }

@@ -13,9 +13,9 @@ interface Node {
 
 function collect(cmd: Command, path: string, out: Node[]): Node[] {
   const flags = (cmd.options as Option[])
-    .filter((o) => o.long)
+    .flatMap((o) => (o.long ? [{ ...o, long: o.long }] : []))
     .map((o) => ({
-      long: o.long!,
+      long: o.long,
       short: o.short,
       // Only a required value (`--kind <kind>`) takes the next word; an optional one (Go-style
       // booleans: `--defaulting [bool]`) is given as `--defaulting=false`, so completion goes on.
@@ -52,11 +52,11 @@ export function bashCompletion(root: Command): string {
     .join('\n');
   const choiceCases = nodes
     .flatMap((n) =>
-      n.flags
-        .filter((f) => f.choices?.length)
-        .map(
-          (f) => `    ${quote(f.long)}) COMPREPLY=($(compgen -W ${quote(f.choices!.join(' '))} -- "$cur")); return ;;`,
-        ),
+      n.flags.flatMap((f) =>
+        f.choices?.length
+          ? [`    ${quote(f.long)}) COMPREPLY=($(compgen -W ${quote(f.choices.join(' '))} -- "$cur")); return ;;`]
+          : [],
+      ),
     )
     .filter((v, i, a) => a.indexOf(v) === i)
     .join('\n');

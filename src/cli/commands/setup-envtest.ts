@@ -10,6 +10,7 @@ export const SETUP_ENVTEST_FLAGS = {
   binDir: {
     type: 'string',
     value: '<dir>',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax shown to the user, not a template
     description: 'cache folder (default: ${XDG_CACHE_HOME:-~/.cache}/kubeforge/envtest)',
   },
   index: {

@@ -372,9 +372,10 @@ export class InformerCache implements Cache {
       inf = new SharedInformer(this.rest, r, o);
       this.informers.set(k, inf);
       // Outside the span of the read that asked for it (a reconcile's): the informer outlives it.
-      if (this.signal && !this.signal.aborted) {
+      const signal = this.signal;
+      if (signal && !signal.aborted) {
         const started = inf;
-        this.runs.push(untraced(() => started.run(this.signal!)));
+        this.runs.push(untraced(() => started.run(signal)));
       }
     }
     return inf;
@@ -573,7 +574,9 @@ export class MultiNamespaceInformer<T extends KubernetesObject = KubernetesObjec
   }
   removeEventHandler(registration: HandlerRegistration): void {
     if (!(registration instanceof MultiRegistration)) return;
-    registration.parts.forEach((p, i) => this.informers[i].removeEventHandler(p));
+    registration.parts.forEach((p, i) => {
+      this.informers[i].removeEventHandler(p);
+    });
   }
   hasSynced(): boolean {
     return this.informers.every((i) => i.hasSynced());

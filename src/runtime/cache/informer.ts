@@ -77,6 +77,13 @@ export class StoreEntry {
   ) {}
 }
 
+/** The index of a field added by addIndexers (every caller reads a field it indexes). */
+function indexOf(indices: Map<string, Map<string, Set<string>>>, field: string): Map<string, Set<string>> {
+  const m = indices.get(field);
+  if (!m) throw new Error(`kubeforge/runtime: informer has no index for field ${JSON.stringify(field)}`);
+  return m;
+}
+
 /** The name part of a store key (`namespace/name` or `name`). */
 export function nameOfKey(key: string, namespace: string): string {
   return namespace ? key.slice(namespace.length + 1) : key;
@@ -353,9 +360,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   resetShard(spec: ShardSpec | undefined): void {
     if (this.running) throw new Error('kubeforge/runtime: resetShard on a running informer');
     (this.opts as { shard?: ShardSpec }).shard = spec;
-    this.shardMatcher = spec ? new ShardMatcher(spec) : undefined;
+    const matcher = spec ? new ShardMatcher(spec) : undefined;
+    this.shardMatcher = matcher;
     this.shardSelectorText =
-      spec && this.shardMatcher!.ranges.length > 0
+      spec && matcher && matcher.ranges.length > 0
         ? shardSelector({ field: spec.field, ranges: spec.ranges })
         : undefined;
     this.shardMode_ = undefined;
@@ -383,9 +391,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
    * parameter and answers an ordinary list. A server that refuses the selector as invalid (a
    * syntax of another version) is filtered for client-side as well.
    */
-  private async detectShardMode(signal: AbortSignal): Promise<ShardMode> {
-    const shard = this.opts.shard!;
-    const info = { field: shard.field, ranges: this.shardMatcher!.ranges.length };
+  private async detectShardMode(signal: AbortSignal, matcher: ShardMatcher): Promise<ShardMode> {
+    const info = { field: matcher.field, ranges: matcher.ranges.length };
     if (!this.shardSelectorText) {
       this.log.info({ shard: { ...info, mode: 'client' } }, 'sharded informer owns no hash range; it caches nothing');
       return 'client';
@@ -552,7 +559,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     this.indices.set(field, new Map());
     for (const [key, e] of this.entries) {
       const values = this.extract(extractor, this.parse(e), field);
-      (e.index ??= {})[field] = values;
+      e.index ??= {};
+      e.index[field] = values;
       this.indexAdd(field, values, key);
     }
   }
@@ -594,7 +602,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   /** A stored entry as an object: a fresh copy (Dates revived), or with unsafeDisableDeepCopy the stored instance itself. */
   private parse(e: StoreEntry): T {
     if (e.obj) return e.obj as T;
-    const json = e.json!;
+    const json = e.json;
+    if (json === undefined) throw new Error('kubeforge/runtime: a cache entry holds neither JSON nor an object');
     const text = !e.typeMetaStripped
       ? json
       : json === '{}'
@@ -628,7 +637,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private sharedLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
     if (!labels) return undefined;
     let out: Record<string, string> | undefined;
-    for (const k in labels) (out ??= {})[this.share(k)] = this.share(String(labels[k]));
+    for (const k in labels) {
+      out ??= {};
+      out[this.share(k)] = this.share(String(labels[k]));
+    }
     return out;
   }
 
@@ -643,16 +655,19 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   }
 
   private indexAdd(field: string, values: string[], key: string): void {
-    const m = this.indices.get(field)!;
+    const m = indexOf(this.indices, field);
     for (const v of values) {
       let s = m.get(v);
-      if (!s) m.set(v, (s = new Set()));
+      if (!s) {
+        s = new Set();
+        m.set(v, s);
+      }
       s.add(key);
     }
   }
 
   private indexRemove(field: string, values: string[], key: string): void {
-    const m = this.indices.get(field)!;
+    const m = indexOf(this.indices, field);
     for (const v of values) {
       const s = m.get(v);
       if (s) {
@@ -666,7 +681,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     for (const k in labels) {
       const lk = `${k}=${labels[k]}`;
       let s = this.byLabel.get(lk);
-      if (!s) this.byLabel.set(lk, (s = new Set()));
+      if (!s) {
+        s = new Set();
+        this.byLabel.set(lk, s);
+      }
       s.add(key);
     }
   }
@@ -741,7 +759,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     this.entries.set(key, entry);
     if (!old && this.oneNamespace() === undefined) {
       let s = this.byNamespace.get(namespace);
-      if (!s) this.byNamespace.set(namespace, (s = new Set()));
+      if (!s) {
+        s = new Set();
+        this.byNamespace.set(namespace, s);
+      }
       s.add(key);
     }
     if (this.registrations.size === 0) return;
@@ -785,7 +806,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     let cont: string | undefined;
     let rv = '';
     const initial = !this.synced;
-    if (this.shardMatcher && this.shardMode_ === undefined) this.shardMode_ = await this.detectShardMode(signal);
+    if (this.shardMatcher && this.shardMode_ === undefined)
+      this.shardMode_ = await this.detectShardMode(signal, this.shardMatcher);
     do {
       const page = await this.rest.request<{
         metadata: { resourceVersion: string; continue?: string };
@@ -858,8 +880,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       res.on('close', () => clearTimeout(watchdog));
       res.on('data', (chunk: string) => {
         buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           const line = buf.slice(0, nl);
           buf = buf.slice(nl + 1);
           if (!line.trim()) continue;
@@ -967,7 +988,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
       while (!signal.aborted) {
         // A sharded informer's ranges may change under it (setShardRanges): that aborts this
         // round's list or watch and lists again.
-        const restart = (this.restartAC = new AbortController());
+        const restart = new AbortController();
+        this.restartAC = restart;
         const round = this.shardMatcher ? AbortSignal.any([signal, restart.signal]) : signal;
         if (this.relistRequested) {
           // The ranges changed (maybe during a back-off): list with the new selector, not watch on.

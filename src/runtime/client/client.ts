@@ -239,7 +239,7 @@ class KubeClient extends LiveReader implements Client {
       notFound = e;
     }
     const newer = this.own.newer(k, cached);
-    if (newer === READ_FROM_SERVER) return this.refreshOwnWrite(k, type, key, o);
+    if (newer === READ_FROM_SERVER) return this.refreshOwnWrite(this.own, k, type, key, o);
     if (newer !== undefined) return reviveDates(withTypeMeta(newer as T, r), r);
     if (cached === undefined) throw notFound;
     return cached;
@@ -251,6 +251,7 @@ class KubeClient extends LiveReader implements Client {
    * older version. The answer stands in for the cache from then on (./ownwrites.ts).
    */
   private async refreshOwnWrite<T extends KubernetesObject>(
+    own: OwnWrites,
     k: string,
     type: TypeRef<T>,
     key: ObjectKey,
@@ -259,10 +260,10 @@ class KubeClient extends LiveReader implements Client {
     try {
       const live = await super.get(type, key, o);
       // Metadata only is no stand-in for a full read of the same object: keep asking the server.
-      if (!isMetadataOnly(type)) this.own!.refreshed(k, live);
+      if (!isMetadataOnly(type)) own.refreshed(k, live);
       return live;
     } catch (e) {
-      if (isNotFound(e)) this.own!.refreshed(k, undefined);
+      if (isNotFound(e)) own.refreshed(k, undefined);
       throw e;
     }
   }
@@ -277,14 +278,16 @@ class KubeClient extends LiveReader implements Client {
 
   /** Whether `obj` (an event's object) is at the version this client's last write of it made. */
   isOwnWrite(obj: KubernetesObject): boolean {
-    const k = this.own && this.eventKey(obj);
-    return k !== undefined && this.own!.isOwn(k, obj.metadata?.resourceVersion);
+    if (!this.own) return false;
+    const k = this.eventKey(obj);
+    return k !== undefined && this.own.isOwn(k, obj.metadata?.resourceVersion);
   }
 
   /** While a write of `obj` by this client is unanswered: when it will be (its event may come first). */
   ownWritesSettled(obj: KubernetesObject): Promise<void> | undefined {
-    const k = this.own && this.eventKey(obj);
-    return k === undefined ? undefined : this.own!.settled(k);
+    if (!this.own) return undefined;
+    const k = this.eventKey(obj);
+    return k === undefined ? undefined : this.own.settled(k);
   }
 
   /**

@@ -16,11 +16,7 @@ import { DATE_STEPS } from './client-node-dates.js';
 import { builtinModelOf } from './types.js';
 
 /** A step of a revival plan: which attribute, and what is under it. */
-interface Step {
-  key: string;
-  kind: 'date' | 'object' | 'array' | 'map';
-  sub?: Plan;
-}
+type Step = { key: string; kind: 'date' } | { key: string; kind: 'object' | 'array' | 'map'; sub: Plan };
 type Plan = Step[];
 
 const plans = new Map<string, Plan | null>();
@@ -28,12 +24,17 @@ const DATE_ELEMENT: Plan = [{ key: '', kind: 'date' }];
 
 /** The Date paths under a model (null when it has none), from the generated table. */
 function planFor(model: string): Plan | null {
-  if (plans.has(model)) return plans.get(model)!;
+  const known = plans.get(model);
+  if (known !== undefined) return known;
   const steps = Object.hasOwn(DATE_STEPS, model) ? DATE_STEPS[model] : undefined;
   const plan: Plan | null = steps
     ? steps.map(([key, kind, element]): Step => {
         if (kind === 'date') return { key, kind };
-        return { key, kind, sub: element === 'Date' ? DATE_ELEMENT : planFor(element)! };
+        const sub = element === 'Date' ? DATE_ELEMENT : planFor(element);
+        // The table lists a step only for an element that has Date paths under it.
+        if (!sub)
+          throw new Error(`kubeforge/runtime: date table: ${model}.${key} names ${element}, which has no dates`);
+        return { key, kind, sub };
       })
     : null;
   plans.set(model, plan);
@@ -53,17 +54,17 @@ function apply(value: unknown, plan: Plan): void {
     const v = o[step.key];
     if (v === undefined || v === null) continue;
     if (step.kind === 'date') o[step.key] = toDate(v);
-    else if (step.kind === 'object') apply(v, step.sub!);
+    else if (step.kind === 'object') apply(v, step.sub);
     else if (step.kind === 'array' && Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
-        if (step.sub![0].kind === 'date' && step.sub![0].key === '') v[i] = toDate(v[i]);
-        else apply(v[i], step.sub!);
+        if (step.sub[0].kind === 'date' && step.sub[0].key === '') v[i] = toDate(v[i]);
+        else apply(v[i], step.sub);
       }
     } else if (step.kind === 'map' && typeof v === 'object') {
       const m = v as Record<string, unknown>;
       for (const k of Object.keys(m)) {
-        if (step.sub![0].kind === 'date' && step.sub![0].key === '') m[k] = toDate(m[k]);
-        else apply(m[k], step.sub!);
+        if (step.sub[0].kind === 'date' && step.sub[0].key === '') m[k] = toDate(m[k]);
+        else apply(m[k], step.sub);
       }
     }
   }

@@ -39,7 +39,7 @@ export function extractApplyConfiguration<T extends KubernetesObject>(
   const entry = entries.find(
     (e) => e.manager === fieldManager && e.operation === 'Apply' && (e.subresource ?? '') === subresource,
   );
-  if (!entry || entry.fieldsType !== 'FieldsV1' || !isObj(entry.fieldsV1)) return undefined;
+  if (entry?.fieldsType !== 'FieldsV1' || !isObj(entry.fieldsV1)) return undefined;
   const out = (pick(plain, entry.fieldsV1) ?? {}) as Obj;
   const outMeta = isObj(out.metadata) ? out.metadata : {};
   out.apiVersion = plain.apiVersion;

@@ -92,11 +92,15 @@ export class OwnWrites {
   /** Records the answer of a write (`answer`'s own apiVersion/kind/name address it). */
   record(key: string, answer: KubernetesObject): void {
     const rv = revision(answer);
-    if (rv === undefined) return;
+    const text = answer.metadata?.resourceVersion;
+    if (rv === undefined || text === undefined) return;
     this.pending.set(key, { rv, at: this.now(), json: JSON.stringify(answer) });
     this.last.delete(key);
-    this.last.set(key, answer.metadata!.resourceVersion!);
-    if (this.last.size > REMEMBERED) this.last.delete(this.last.keys().next().value!);
+    this.last.set(key, text);
+    if (this.last.size > REMEMBERED) {
+      const oldest = this.last.keys().next();
+      if (!oldest.done) this.last.delete(oldest.value);
+    }
   }
 
   /** The object was deleted by this client: nothing of it stands in for the cache any more. */

@@ -129,7 +129,8 @@ export class RestClient {
     this.prepared = (async () => {
       const opts: https.RequestOptions = {};
       await this.kubeConfig.applyToHTTPSOptions(opts);
-      const cluster = this.kubeConfig.getCurrentCluster()!;
+      const cluster = this.kubeConfig.getCurrentCluster();
+      if (!cluster) throw new Error('kubeforge/runtime: the kubeconfig has no current cluster (set current-context)');
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(opts.headers ?? {}))
         if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
@@ -210,8 +211,9 @@ export class RestClient {
           req.destroy(abortError());
         } else {
           const onAbort = () => req.destroy(abortError());
-          o.signal.addEventListener('abort', onAbort, { once: true });
-          req.on('close', () => o.signal!.removeEventListener('abort', onAbort));
+          const signal = o.signal;
+          signal.addEventListener('abort', onAbort, { once: true });
+          req.on('close', () => signal.removeEventListener('abort', onAbort));
         }
       }
       req.end(body);
@@ -219,6 +221,7 @@ export class RestClient {
   }
 
   /** GET and parse the JSON answer; errors as {@link request}. */
+  // biome-ignore lint/suspicious/noExplicitAny: public API (api-report): callers read the parsed JSON untyped unless they name T; unknown would break them
   get<T = any>(path: string, o: RequestOptions = {}): Promise<T> {
     return this.request<T>('GET', path, o);
   }
@@ -229,6 +232,7 @@ export class RestClient {
    * Under an active span (a reconcile, a webhook call) it is traced: a client span, child of that
    * one, whose `traceparent` is sent (see tracing.ts).
    */
+  // biome-ignore lint/suspicious/noExplicitAny: public API (api-report), as get above
   request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     const traceHeaders: Record<string, string> = {};
     const span = safely(() => startRequestSpan(method, path, this.server, traceHeaders, o.signal));

@@ -104,7 +104,7 @@ export function parseLabelSelector(sel: string | Record<string, string> | Select
 export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, string> | undefined): boolean {
   for (const r of reqs) {
     const has = labels !== undefined && Object.hasOwn(labels, r.key);
-    const v = has ? labels![r.key] : undefined;
+    const v = has ? labels[r.key] : undefined;
     switch (r.op) {
       case 'exists':
         if (!has) return false;
@@ -119,17 +119,17 @@ export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, s
         if (has && v === r.values[0]) return false;
         break;
       case 'in':
-        if (!has || !r.values.includes(v!)) return false;
+        if (v === undefined || !r.values.includes(v)) return false;
         break;
       case 'notin':
-        if (has && r.values.includes(v!)) return false;
+        if (v !== undefined && r.values.includes(v)) return false;
         break;
       // Both sides must be integers (apimachinery: a label that is not one does not match).
       case 'gt':
-        if (!has || !/^-?\d+$/.test(v!) || !(Number(v) > Number(r.values[0]))) return false;
+        if (v === undefined || !/^-?\d+$/.test(v) || !(Number(v) > Number(r.values[0]))) return false;
         break;
       case 'lt':
-        if (!has || !/^-?\d+$/.test(v!) || !(Number(v) < Number(r.values[0]))) return false;
+        if (v === undefined || !/^-?\d+$/.test(v) || !(Number(v) < Number(r.values[0]))) return false;
         break;
     }
   }

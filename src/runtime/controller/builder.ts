@@ -77,6 +77,12 @@ export interface WatchesOptions {
 
 const namesPerManager = new WeakMap<object, Set<string>>();
 
+/** The owner type of owns(): the for() type (build() reports owns() without for()). */
+function ownerTypeOf(forType: TypeRef | undefined, name: string | undefined): TypeRef {
+  if (!forType) throw new BuilderError(name ?? '', ['owns() needs for(): the owner type is the for() type']);
+  return forType;
+}
+
 interface PendingWatch {
   target: TypeRef | Source;
   handler: EventHandler | 'owner';
@@ -286,13 +292,18 @@ export class Builder {
     }
     if (name && this.mgr && typeof this.mgr === 'object') {
       let names = namesPerManager.get(this.mgr);
-      if (!names) namesPerManager.set(this.mgr, (names = new Set()));
+      if (!names) {
+        names = new Set();
+        namesPerManager.set(this.mgr, names);
+      }
       if (names.has(name))
         problems.push(
           `a controller named "${name}" already exists in this manager: give this one another name with named()`,
         );
     }
     if (problems.length) throw new BuilderError(name ?? '', problems);
+    // Without for() the name comes from named(), whose absence is a problem above.
+    if (!name) throw new BuilderError('', ['the controller has no name: name it with named()']);
 
     const mgr = this.mgr;
     const cache = mgr.getCache();
@@ -319,7 +330,7 @@ export class Builder {
             .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)))
       : undefined;
     const controller = new Controller(
-      name!,
+      name,
       reconciler,
       {
         cache,
@@ -347,7 +358,7 @@ export class Builder {
         const handler =
           w.handler === 'owner'
             ? ownerHandler(
-                this.forType!,
+                ownerTypeOf(this.forType, this.name),
                 { onlyControllerOwner: w.onlyControllerOwner, mapper: scopeMapper(c) },
                 this.table(),
               )
@@ -362,7 +373,7 @@ export class Builder {
       wire(cache, direct, false, true);
       engagement.adopt(controller, (c, add) => wire(c, add, true, false));
     } else wire(cache, direct);
-    namesPerManager.get(mgr)!.add(name!);
+    namesPerManager.set(mgr, (namesPerManager.get(mgr) ?? new Set()).add(name));
     mgr.add(controller);
     return controller;
   }

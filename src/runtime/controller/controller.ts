@@ -300,7 +300,9 @@ export class Controller implements Runnable {
     const w: Watch = { source, handler, predicates, removed: new AbortController() };
     this.watches.push(w);
     if (this.sourcesSignal)
-      void this.startWatch(w).catch((err) => this.log.error({ err, source: String(source) }, 'failed to start watch'));
+      void this.startWatch(w, this.sourcesSignal).catch((err) =>
+        this.log.error({ err, source: String(source) }, 'failed to start watch'),
+      );
     const watches = this.watches;
     return {
       remove: () => {
@@ -346,7 +348,7 @@ export class Controller implements Runnable {
       }
       if (wait) {
         const next: Promise<void> = wait.then(() => {
-          if (held.get(key!) === next) held.delete(key!);
+          if (key !== undefined && held.get(key) === next) held.delete(key);
           deliver(kind, e, true);
         });
         if (key !== undefined) held.set(key, next);
@@ -373,10 +375,10 @@ export class Controller implements Runnable {
     };
   }
 
-  private async startWatch(w: Watch): Promise<void> {
+  private async startWatch(w: Watch, sources: AbortSignal): Promise<void> {
     if (w.started) return;
     w.started = true;
-    const signal = AbortSignal.any([this.sourcesSignal!, w.removed.signal]);
+    const signal = AbortSignal.any([sources, w.removed.signal]);
     setMaxListeners(0, signal);
     w.handler.bind?.({
       signal,
@@ -397,7 +399,7 @@ export class Controller implements Runnable {
       this.sourcesSignal = signal;
       setMaxListeners(0, signal);
       this.sourcesStarted = (async () => {
-        for (const w of [...this.watches]) await this.startWatch(w);
+        for (const w of [...this.watches]) await this.startWatch(w, signal);
       })();
     }
     return this.sourcesStarted;
@@ -504,7 +506,7 @@ export class Controller implements Runnable {
         // and stays; a requeue of this one puts it back (see requeuePoint).
         const recorded = this.points.get(key);
         this.points.delete(key);
-        const point = await this.pointOf(req, recorded);
+        const point = await this.pointOf(this.shard, req, recorded);
         // Asked and recorded in one synchronous step: a range being given up waits for this one.
         if (point === undefined || !this.shard.ctx.gate.allows(point)) {
           this.shardDropped.inc({ controller: this.name, reason: point === undefined ? 'unplaced' : 'not_owned' });
@@ -562,8 +564,11 @@ export class Controller implements Runnable {
    * else from the for() object in the cache; undefined when neither knows it (the object is not
    * in this replica's shard, or gone without an event saying its uid).
    */
-  private async pointOf(req: Request, recorded?: { point: bigint; own: boolean }): Promise<bigint | undefined> {
-    const s = this.shard!;
+  private async pointOf(
+    s: { ctx: ShardContext; field: 'uid' | 'namespace' | 'singleton' },
+    req: Request,
+    recorded?: { point: bigint; own: boolean },
+  ): Promise<bigint | undefined> {
     // Many clusters and sharding compose by cluster: a cluster's requests are all on the point of
     // its name, on the replica that engaged it (see kubeforge/runtime/multicluster).
     if (req.clusterName) return clusterPoint(req.clusterName);
@@ -760,7 +765,7 @@ export class Controller implements Runnable {
         const kind = forKind?.kind;
         // A request of another cluster than the host logs its cluster (kubeforge/runtime/multicluster).
         const cluster = req.clusterName ? { cluster: req.clusterName } : {};
-        return (child ??= parent.child(
+        child ??= parent.child(
           kind
             ? {
                 [kind]: { name: req.name, namespace: req.namespace },
@@ -771,7 +776,8 @@ export class Controller implements Runnable {
                 ...traceIds,
               }
             : { namespace: req.namespace, name: req.name, ...cluster, reconcileID, ...traceIds },
-        ));
+        );
+        return child;
       },
     };
     const t0 = performance.now();
@@ -826,7 +832,7 @@ export class Controller implements Runnable {
       this.requeuePoint(req);
       this.queue.addAfter(req, delay, priority);
       b.total.requeue_after.inc();
-    } else if (result && result.requeue) {
+    } else if (result?.requeue) {
       this.quickRequeues.delete(requestKey(req));
       this.requeuePoint(req);
       this.queue.addRateLimited(req, priority);

@@ -43,8 +43,8 @@ export interface EventHandler<T extends KubernetesObject = KubernetesObject> {
 }
 
 function requestFor(o: KubernetesObject | undefined): Request | undefined {
-  const name = o?.metadata?.name;
-  return name ? { namespace: o!.metadata!.namespace ?? '', name } : undefined;
+  const meta = o?.metadata;
+  return meta?.name ? { namespace: meta.namespace ?? '', name: meta.name } : undefined;
 }
 
 /**
@@ -172,7 +172,10 @@ export function ownerHandler<T extends KubernetesObject = KubernetesObject>(
   return enqueueRequestsFromMapFunc<T>((o) =>
     namespaced !== undefined
       ? requestsOf(o, namespaced)
-      : mapper.resolve(ownerType).then((r) => requestsOf(o, (namespaced = r.namespaced))),
+      : mapper.resolve(ownerType).then((r) => {
+          namespaced = r.namespaced;
+          return requestsOf(o, namespaced);
+        }),
   );
 }
 

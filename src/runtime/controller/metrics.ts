@@ -228,7 +228,10 @@ export function workQueueMetrics(registry: Registry, name: string, byPriority = 
   const depthChildren = new Map<number, ReturnType<typeof m.depth.labels>>();
   const depthOf = (p: number) => {
     let child = depthChildren.get(p);
-    if (!child) depthChildren.set(p, (child = m.depth.labels({ ...labels, priority: priorityLabel(p) })));
+    if (!child) {
+      child = m.depth.labels({ ...labels, priority: priorityLabel(p) });
+      depthChildren.set(p, child);
+    }
     return child;
   };
   m.adds.inc(labels, 0);

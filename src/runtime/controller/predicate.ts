@@ -70,9 +70,11 @@ export function newPredicateFuncs<T extends KubernetesObject = KubernetesObject>
 }
 
 function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  const ak = Object.keys(a ?? {});
-  if (ak.length !== Object.keys(b ?? {}).length) return false;
-  return ak.every((k) => (b ?? {})[k] === (a ?? {})[k]);
+  const am = a ?? {};
+  const bm = b ?? {};
+  const ak = Object.keys(am);
+  if (ak.length !== Object.keys(bm).length) return false;
+  return ak.every((k) => bm[k] === am[k]);
 }
 
 /** Lets updates through only when metadata.generation changed (spec changes; status writes are ignored). Other events pass. */

@@ -57,16 +57,25 @@ export function kindSource(cache: Cache, type: TypeRef): Source {
           sink.delete({ object: obj, deleteStateUnknown }),
       });
       started();
-      signal.addEventListener('abort', () => informer?.removeEventHandler(registration!), { once: true });
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (registration) informer?.removeEventHandler(registration);
+        },
+        { once: true },
+      );
     },
     async waitForSync(signal) {
       // The abort listener goes when the race is decided, so waits do not pile up on the signal.
-      let onAbort: (() => void) | undefined;
+      let onAbort = (): void => {};
       await Promise.race([
         startedP,
-        new Promise<void>((r) => signal.addEventListener('abort', (onAbort = () => r()), { once: true })),
+        new Promise<void>((r) => {
+          onAbort = () => r();
+          signal.addEventListener('abort', onAbort, { once: true });
+        }),
       ]);
-      signal.removeEventListener('abort', onAbort!);
+      signal.removeEventListener('abort', onAbort);
       if (signal.aborted || !informer || !registration) return false;
       if (registration.hasSynced()) return true;
       // The informer marks its handlers synced in the same step as itself.

@@ -76,8 +76,12 @@ export class EnqueueLinks {
   private note(key: string, sc: SpanContext): void {
     let list = this.byKey.get(key);
     if (!list) {
-      if (this.byKey.size >= MAX_LINKED_REQUESTS) this.byKey.delete(this.byKey.keys().next().value!);
-      this.byKey.set(key, (list = []));
+      if (this.byKey.size >= MAX_LINKED_REQUESTS) {
+        const oldest = this.byKey.keys().next();
+        if (!oldest.done) this.byKey.delete(oldest.value);
+      }
+      list = [];
+      this.byKey.set(key, list);
     }
     if (list.length < MAX_LINKS && !list.some((l) => l.spanId === sc.spanId)) list.push(sc);
   }
@@ -172,7 +176,7 @@ export class ReconcileSpan {
     if (delayMs > 0) {
       this.span.setAttribute(a.result, 'requeue_after');
       this.span.setAttribute(a.requeueDelayMs, delayMs);
-    } else if (result && result.requeue) {
+    } else if (result?.requeue) {
       this.span.setAttribute(a.result, 'requeue');
       this.span.setAttribute(a.requeue, true);
     } else this.span.setAttribute(a.result, 'success');

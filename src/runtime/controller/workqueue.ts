@@ -181,7 +181,8 @@ export class WorkQueue<T = string> {
   /** The next live key, highest priority first (undefined when none). */
   private pop(): string | undefined {
     for (const p of this.order) {
-      const b = this.buckets.get(p)!;
+      const b = this.buckets.get(p);
+      if (!b) continue;
       while (b.head < b.keys.length) {
         const { key, seq } = b.keys[b.head++];
         if (this.queued.get(key) === seq) {
@@ -190,7 +191,8 @@ export class WorkQueue<T = string> {
             b.head = 0;
           }
           this.queued.delete(key);
-          this.countDepth(this.queuedPriority.get(key)!, -1);
+          const p = this.queuedPriority.get(key);
+          if (p !== undefined) this.countDepth(p, -1);
           this.queuedPriority.delete(key);
           return key;
         }
@@ -223,8 +225,11 @@ export class WorkQueue<T = string> {
   private push(key: string): void {
     this.addedAt.set(key, this.clock.now());
     if (this.waiters.length > 0 && this.gateOpen()) {
-      this.handOut(key, this.waiters.shift()!);
-      return;
+      const waiter = this.waiters.shift();
+      if (waiter) {
+        this.handOut(key, waiter);
+        return;
+      }
     }
     if (this.shutting) return;
     this.enqueue(key, this.priorityOf.get(key) ?? 0);
@@ -232,7 +237,8 @@ export class WorkQueue<T = string> {
   }
 
   private handOut(key: string, resolve: (r: GetResult<T>) => void): void {
-    const item = this.dirty.get(key)!;
+    const item = this.dirty.get(key);
+    if (item === undefined) throw new Error(`kubeforge/runtime: workqueue hands out ${key}, which it does not hold`);
     const priority = this.priorityOf.get(key) ?? 0;
     this.dirty.delete(key);
     this.priorityOf.delete(key);
@@ -252,9 +258,11 @@ export class WorkQueue<T = string> {
     if (this.shutting) return Promise.resolve({ shutdown: true });
     if (this.len() > 0) {
       if (!this.gateOpen()) return Promise.resolve({ shutdown: true });
-      const key = this.pop()!;
-      this.metrics?.depth(this.len());
-      return new Promise((resolve) => this.handOut(key, resolve));
+      const key = this.pop();
+      if (key !== undefined) {
+        this.metrics?.depth(this.len());
+        return new Promise((resolve) => this.handOut(key, resolve));
+      }
     }
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -353,7 +361,8 @@ export class WorkQueue<T = string> {
       this.priorityOf.delete(key);
       this.addedAt.delete(key);
       if (this.queued.delete(key)) {
-        this.countDepth(this.queuedPriority.get(key)!, -1);
+        const p = this.queuedPriority.get(key);
+        if (p !== undefined) this.countDepth(p, -1);
         this.queuedPriority.delete(key);
       }
       this.rateLimiter.forget(key);
@@ -383,7 +392,7 @@ export class WorkQueue<T = string> {
     }
     this.queued.clear();
     this.queuedPriority.clear();
-    for (const p of this.depthByPriority.keys()) this.countDepth(p, -this.depthByPriority.get(p)!);
+    for (const [p, n] of this.depthByPriority) this.countDepth(p, -n);
     this.buckets.clear();
     this.order = [];
     this.metrics?.depth(0);

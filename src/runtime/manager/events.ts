@@ -84,7 +84,19 @@ export interface EventBroadcasterOptions {
 
 const VALID_TYPES = new Set(['Normal', 'Warning']);
 
-function ref(o: KubernetesObject | undefined) {
+/** The reference of an Event to an object (regarding, related). */
+interface ObjectRef {
+  apiVersion: string | undefined;
+  kind: string | undefined;
+  name: string | undefined;
+  namespace: string | undefined;
+  uid: string | undefined;
+  resourceVersion: string | undefined;
+}
+
+function ref(o: KubernetesObject): ObjectRef;
+function ref(o: KubernetesObject | undefined): ObjectRef | undefined;
+function ref(o: KubernetesObject | undefined): ObjectRef | undefined {
   if (!o) return undefined;
   return {
     apiVersion: o.apiVersion,
@@ -201,7 +213,7 @@ export class EventBroadcaster {
       return;
     }
     const action = ev.action || reason;
-    const regarding = ref(object)!;
+    const regarding = ref(object);
     const related = ref(ev.related);
     const note = ev.note.length > 1024 ? `${ev.note.slice(0, 1021)}...` : ev.note;
     log.debug(
@@ -224,7 +236,10 @@ export class EventBroadcaster {
     ]);
     const now = Date.now();
     const s = this.liveSeries(key, now);
-    if (s) return this.repeat(key, s, now, reason);
+    if (s) {
+      this.repeat(key, s, now, reason);
+      return;
+    }
     const series: Series = {
       namespace: regarding.namespace || this.clusterScopedNamespace,
       name: undefined,
@@ -275,7 +290,7 @@ export class EventBroadcaster {
     reason: string,
   ): Promise<void> {
     try {
-      let created;
+      let created: { metadata: { name?: string } };
       try {
         created = await this.o.rest.request('POST', eventsPath(series.namespace), { body });
       } catch (e) {

@@ -24,6 +24,13 @@ interface Result {
   error?: string;
 }
 
+/** A check of the set by a name the set lists. */
+function checkOf(checks: ReadonlyMap<string, Checker>, name: string): Checker {
+  const check = checks.get(name);
+  if (!check) throw new Error(`kubeforge/runtime: no check named ${JSON.stringify(name)}`);
+  return check;
+}
+
 async function run(name: string, check: Checker, req: IncomingMessage): Promise<Result> {
   try {
     await check(req);
@@ -68,7 +75,7 @@ export async function serveChecks(
       res.statusCode = 200;
       res.end('ok');
     } else {
-      onFailure?.(name, r.error!);
+      onFailure?.(name, r.error ?? '');
       res.statusCode = 500;
       res.end(`internal server error: ${r.error}\n`);
     }
@@ -88,12 +95,12 @@ export async function serveChecks(
   } else {
     results = await Promise.all(
       names.map((n) =>
-        excluded.has(n) ? Promise.resolve({ name: n, ok: true, excluded: true }) : run(n, checks.get(n)!, req),
+        excluded.has(n) ? Promise.resolve({ name: n, ok: true, excluded: true }) : run(n, checkOf(checks, n), req),
       ),
     );
   }
   const failed = results.filter((r) => !r.ok);
-  for (const r of failed) onFailure?.(r.name, r.error!);
+  for (const r of failed) onFailure?.(r.name, r.error ?? '');
   const kind = base.slice(1);
   if (failed.length === 0 && !verbose) {
     res.statusCode = 200;

@@ -467,7 +467,7 @@ export class ControllerManager implements Manager {
     this.leadership = member
       ? {
           isLeading: () => member.isAlive(),
-          shard: { field: options.sharding!.field ?? 'uid', gate: member, onOpened: (l) => member.onOpened(l) },
+          shard: { field: options.sharding?.field ?? 'uid', gate: member, onOpened: (l) => member.onOpened(l) },
         }
       : { isLeading: () => (elector ? elector.isLeading() : true) };
     this.clientRest = new RestClient(config);
@@ -492,7 +492,7 @@ export class ControllerManager implements Manager {
       unsafeDisableDeepCopy: options.cache?.unsafeDisableDeepCopy,
       shardOf: member ? (r) => this.shardFieldOf(r) : undefined,
     });
-    if (member) this.followShards(member, options.sharding!.ring);
+    if (member && options.sharding) this.followShards(member, options.sharding.ring);
     this.client = newClient(config, {
       cache: this.cache,
       rest: this.clientRest,
@@ -525,11 +525,14 @@ export class ControllerManager implements Manager {
 
   /** With `leaderElection`: the elector of this manager's Lease (its loss stops the manager). */
   private newElector(options: ManagerOptions): LeaderElector | undefined {
-    if (!options.leaderElection) return undefined;
+    // The constructor has checked that both are set when leaderElection is.
+    const namespace = this.leaseNamespace;
+    const name = options.leaderElectionID;
+    if (!options.leaderElection || !namespace || !name) return undefined;
     const elector = new LeaderElector({
       rest: this.ownRest,
-      namespace: this.leaseNamespace!,
-      name: options.leaderElectionID!,
+      namespace,
+      name,
       identity: options.leaderElectionIdentity,
       leaseDurationMs: options.leaseDurationMs,
       renewDeadlineMs: options.renewDeadlineMs,
@@ -643,7 +646,8 @@ export class ControllerManager implements Manager {
   }
 
   getDiscoveryClient(): DiscoveryClient {
-    return (this.discovery ??= new DiscoveryClient(this.clientRest));
+    this.discovery ??= new DiscoveryClient(this.clientRest);
+    return this.discovery;
   }
 
   getCache(): Cache {
@@ -716,7 +720,10 @@ export class ControllerManager implements Manager {
               : shardVotes.call(c, field).map((v) => ({ ...v, vote: 'whole' }));
           for (const v of mine) {
             let set = votes.get(v.type);
-            if (!set) votes.set(v.type, (set = new Set()));
+            if (!set) {
+              set = new Set();
+              votes.set(v.type, set);
+            }
             set.add(v.vote);
           }
         }
@@ -821,7 +828,8 @@ export class ControllerManager implements Manager {
    * the hand-over waits for it, as for a reconcile.
    */
   private async runOnRing(g: Group, r: Runnable, index: number): Promise<void> {
-    const member = this.member!;
+    const member = this.member;
+    if (!member) throw new Error('kubeforge/runtime: a runnable runs on the ring of a manager that is not sharded');
     const point = namedPoint(`runnable:${index}`);
     const signal = g.ac.signal;
     const pause = (ms: number) =>
@@ -872,7 +880,7 @@ export class ControllerManager implements Manager {
     this.lostAC.abort();
     this.fail(
       this.member
-        ? new LeaderElectionLostError(`${this.member.leaseName} (sharding ring ${this.options.sharding!.ring})`, reason)
+        ? new LeaderElectionLostError(`${this.member.leaseName} (sharding ring ${this.options.sharding?.ring})`, reason)
         : new LeaderElectionLostError(`${this.leaseNamespace}/${this.options.leaderElectionID}`, reason),
       this.member ? 'sharding membership lost' : 'leader election lost',
     );
@@ -900,7 +908,7 @@ export class ControllerManager implements Manager {
     else {
       const left = deadline === Infinity ? 2 ** 31 - 1 : Math.max(SETTLE_MS, deadline - Date.now());
       let t: NodeJS.Timeout | undefined;
-      let onCut: (() => void) | undefined;
+      let onCut = (): void => {};
       const timeout = new Promise<boolean>((r) => {
         t = setTimeout(() => r(false), left);
         onCut = () => r(false);
@@ -909,7 +917,7 @@ export class ControllerManager implements Manager {
       });
       await Promise.race([all, timeout]);
       clearTimeout(t);
-      cut?.removeEventListener('abort', onCut!);
+      cut?.removeEventListener('abort', onCut);
     }
     return g.running.flatMap((e, i) => (e.settled ? [] : [describeRunnable(e.runnable, i)]));
   }

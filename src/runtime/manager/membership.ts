@@ -648,7 +648,10 @@ export class ShardMember implements ShardGate {
       seen.add(name);
       const rv = lease.metadata?.resourceVersion ?? '';
       let obs = this.observed.get(name);
-      if (!obs || obs.resourceVersion !== rv) this.observed.set(name, (obs = { resourceVersion: rv, at: now }));
+      if (!obs || obs.resourceVersion !== rv) {
+        obs = { resourceVersion: rv, at: now };
+        this.observed.set(name, obs);
+      }
       if (!lease.spec?.holderIdentity) continue;
       const durationMs = Math.max(1, lease.spec.leaseDurationSeconds ?? 15) * 1000;
       const age = now - obs.at;

@@ -142,7 +142,7 @@ export class KubeconfigProvider implements Provider {
       await this.remove(req.name);
       return;
     }
-    const name = secret.metadata!.name!;
+    const name = secret.metadata?.name ?? req.name;
     if (secret.metadata?.deletionTimestamp || secret.metadata?.labels?.[o.kubeconfigSecretLabel] !== 'true') {
       await this.remove(name);
       return;

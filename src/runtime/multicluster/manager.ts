@@ -433,13 +433,14 @@ function inCluster(h: EventHandler, name: string, binds: WeakMap<EventHandler, B
         f.call(h, e, queue(q));
       };
   }
-  if (h.bind)
+  const bind = h.bind;
+  if (bind)
     w.bind = (ctx) => {
       let b = binds.get(h);
       if (!b || b.ac.signal.aborted) {
         b = { ac: new AbortController(), live: 0 };
         binds.set(h, b);
-        h.bind!.call(h, { signal: b.ac.signal, onError: ctx.onError });
+        bind.call(h, { signal: b.ac.signal, onError: ctx.onError });
       }
       const binding = b;
       binding.live++;

@@ -60,7 +60,7 @@ export class StaticProvider implements Provider {
       this.pending.set(name, kc);
       return;
     }
-    await this.engage(name, kc);
+    await this.engage(name, kc, this.mgr, this.signal);
   }
 
   /** Removes a cluster: disengaged, its informers stopped; resolves once they are. Unknown names are ignored. */
@@ -81,7 +81,7 @@ export class StaticProvider implements Provider {
     try {
       for (const [name, kc] of [...this.pending]) {
         this.pending.delete(name);
-        await this.engage(name, kc);
+        await this.engage(name, kc, mgr, signal);
       }
       if (!signal.aborted) await new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     } finally {
@@ -89,13 +89,12 @@ export class StaticProvider implements Provider {
     }
   }
 
-  private async engage(name: string, kc: KubeConfig): Promise<void> {
+  private async engage(name: string, kc: KubeConfig, mgr: ProviderContext, signal: AbortSignal): Promise<void> {
     const cluster = newCluster(name, kc, {
       logger: this.log?.child({ logger: 'cache' }),
       ...this.options.clusterOptions,
     });
     const ac = new AbortController();
-    const signal = this.signal!;
     const stop = () => ac.abort();
     signal.addEventListener('abort', stop, { once: true });
     const done = cluster
@@ -106,7 +105,7 @@ export class StaticProvider implements Provider {
       .finally(() => signal.removeEventListener('abort', stop));
     this.clusters.set(name, { cluster, ac, done });
     try {
-      await this.mgr!.engage(ac.signal, name, cluster);
+      await mgr.engage(ac.signal, name, cluster);
     } catch (e) {
       await this.remove(name);
       throw e;

@@ -135,7 +135,7 @@ export function subtractRanges(a: readonly HashRange[], b: readonly HashRange[])
     for (const m of minus) {
       if (m.end <= start || m.start >= r.end) continue;
       if (m.start > start) out.push({ start, end: m.start });
-      start = m.end > start ? m.end : start;
+      if (m.end > start) start = m.end;
       if (start >= r.end) break;
     }
     if (start < r.end) out.push({ start, end: r.end });

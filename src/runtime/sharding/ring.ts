@@ -73,7 +73,8 @@ export function assignRanges(
     const end = t.pos + 1n;
     prev = end;
     if (start >= end) continue; // a token on the same position as the one before it
-    const mine = out.get(t.member)!;
+    const mine = out.get(t.member);
+    if (!mine) throw new Error(`kubeforge/runtime: ring token of ${t.member}, who is not a member`);
     if (start < 0n) {
       // The first token's arc wraps: [last token + 1, 2^64) and [0, first token + 1).
       mine.push({ start: 0n, end }, { start: start + HASH_SPACE_END, end: HASH_SPACE_END });

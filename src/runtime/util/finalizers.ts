@@ -7,7 +7,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
  */
 export function addFinalizer(object: KubernetesObject, finalizer: string): boolean {
   object.metadata ??= {};
-  const list = (object.metadata.finalizers ??= []);
+  object.metadata.finalizers ??= [];
+  const list = object.metadata.finalizers;
   if (list.includes(finalizer)) return false;
   list.push(finalizer);
   return true;
@@ -18,9 +19,10 @@ export function addFinalizer(object: KubernetesObject, finalizer: string): boole
  * last finalizer is gone and the object is being deleted, the API server deletes it.
  */
 export function removeFinalizer(object: KubernetesObject, finalizer: string): boolean {
-  const list = object.metadata?.finalizers;
-  if (!list?.includes(finalizer)) return false;
-  object.metadata!.finalizers = list.filter((f) => f !== finalizer);
+  const meta = object.metadata;
+  const list = meta?.finalizers;
+  if (!meta || !list?.includes(finalizer)) return false;
+  meta.finalizers = list.filter((f) => f !== finalizer);
   return true;
 }
 

@@ -27,15 +27,21 @@ function sameOwner(a: V1OwnerReference, b: V1OwnerReference): boolean {
 }
 
 function referenceTo(owner: KubernetesObject, object: KubernetesObject): V1OwnerReference {
-  const missing = (['apiVersion', 'kind'] as const).filter((k) => !owner[k]);
-  if (!owner.metadata?.name) missing.push('metadata.name' as never);
-  if (!owner.metadata?.uid) missing.push('metadata.uid' as never);
-  if (missing.length) {
+  const { apiVersion, kind } = owner;
+  const name = owner.metadata?.name;
+  const uid = owner.metadata?.uid;
+  if (!apiVersion || !kind || !name || !uid) {
+    const missing = [
+      ...(apiVersion ? [] : ['apiVersion']),
+      ...(kind ? [] : ['kind']),
+      ...(name ? [] : ['metadata.name']),
+      ...(uid ? [] : ['metadata.uid']),
+    ];
     throw new Error(
       `owner reference: the owner lacks ${missing.join(', ')} (use the object as read from the API server)`,
     );
   }
-  const ownerNs = owner.metadata!.namespace;
+  const ownerNs = owner.metadata?.namespace;
   const objNs = object.metadata?.namespace;
   if (ownerNs) {
     if (!objNs)
@@ -45,12 +51,13 @@ function referenceTo(owner: KubernetesObject, object: KubernetesObject): V1Owner
         `cross-namespace owner references are disallowed, owner's namespace ${ownerNs}, obj's namespace ${objNs}`,
       );
   }
-  return { apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata!.name!, uid: owner.metadata!.uid! };
+  return { apiVersion, kind, name, uid };
 }
 
 function upsert(object: KubernetesObject, ref: V1OwnerReference): void {
   object.metadata ??= {};
-  const refs = (object.metadata.ownerReferences ??= []);
+  object.metadata.ownerReferences ??= [];
+  const refs = object.metadata.ownerReferences;
   const i = refs.findIndex((r) => sameOwner(r, ref));
   if (i >= 0) refs[i] = ref;
   else refs.push(ref);

@@ -216,7 +216,8 @@ export class AdmissionWebhook implements WebhookHandler {
         request: req,
         dryRun: req.dryRun,
         get logger() {
-          return (logger ??= ctx.logger.child({ uid: req.uid, namespace: req.namespace, name: req.name }));
+          logger ??= ctx.logger.child({ uid: req.uid, namespace: req.namespace, name: req.name });
+          return logger;
         },
         get signal() {
           return ctx.signal;

@@ -41,7 +41,7 @@ function gvkOf(type: TypeRef): GroupVersionKind {
 
 interface PendingConversion {
   label: string;
-  gvk?: GroupVersionKind;
+  gvk: GroupVersionKind;
   conversion: AnyConversion;
 }
 
@@ -175,7 +175,7 @@ export class WebhookBuilder<T = KubernetesObject> {
       }
       const seen = new Set<string>();
       for (const c of this.conversions) {
-        const s = c.gvk!;
+        const s = c.gvk;
         if (s.group !== hub.group || s.kind !== hub.kind) {
           problems.push(
             `${c.label}: the spoke ${s.kind}${s.group ? `.${s.group}` : ''} ${s.version} is not a version of the hub ${hub.kind}${hub.group ? `.${hub.group}` : ''}`,
@@ -193,14 +193,18 @@ export class WebhookBuilder<T = KubernetesObject> {
     }
     const name = hub ? `${hub.kind}${hub.group ? `.${hub.group}` : ''}` : '';
     if (problems.length) throw new BuilderError(name, problems, 'webhook');
+    // Both are set when nothing was reported: their absence is a problem above.
+    if (!server || !hub) throw new BuilderError(name, ['must provide a type with for()'], 'webhook');
 
+    const { defaulter, validator } = this;
     for (const [p, what] of paths) {
-      server!.register(
-        p,
-        what === 'defaulter' ? withCustomDefaulter(this.defaulter!) : withCustomValidator(this.validator!),
-      );
+      const handler =
+        what === 'defaulter'
+          ? defaulter && withCustomDefaulter(defaulter)
+          : validator && withCustomValidator(validator);
+      if (handler) server.register(p, handler);
     }
-    for (const c of this.conversions) server!.registerConversion(hub!, c.gvk!.version, c.conversion);
+    for (const c of this.conversions) server.registerConversion(hub, c.gvk.version, c.conversion);
   }
 }
 

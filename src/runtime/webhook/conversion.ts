@@ -32,7 +32,7 @@ export interface Conversion<Spoke extends KubernetesObject, Hub extends Kubernet
 }
 
 /** A conversion of any spoke/hub pair, as the registry stores them. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: public API (api-report): a registry holds conversions of any Spoke and Hub pair
 export type AnyConversion = Conversion<any, any>;
 
 interface KindEntry {
@@ -76,7 +76,10 @@ export class ConversionRegistry {
     }
     const k = keyOf(hub.group, hub.kind);
     let e = this.kinds.get(k);
-    if (!e) this.kinds.set(k, (e = { hubVersion: hub.version, spokes: new Map() }));
+    if (!e) {
+      e = { hubVersion: hub.version, spokes: new Map() };
+      this.kinds.set(k, e);
+    }
     e.spokes.set(spokeVersion, conversion);
   }
 
@@ -177,8 +180,8 @@ export class ConversionWebhook implements WebhookHandler {
     if (src.group !== dst.group) fail(`${apiVersion} and ${desired} are not the same API group`);
     if (src.version === dst.version) return raw;
     const entry = this.registry.get(src.group, kind);
-    if (!entry) fail(`no conversion is registered for ${kind}${src.group ? `.${src.group}` : ''}`);
-    const { hubVersion, spokes } = entry!;
+    if (!entry) return fail(`no conversion is registered for ${kind}${src.group ? `.${src.group}` : ''}`);
+    const { hubVersion, spokes } = entry;
     for (const v of [src.version, dst.version]) {
       if (v !== hubVersion && !spokes.has(v))
         fail(
@@ -222,7 +225,7 @@ export class ConversionWebhook implements WebhookHandler {
     let hub: Record<string, unknown>;
     if (src.version === hubVersion) hub = raw;
     else {
-      const conv = spokes.get(src.version)!;
+      const conv = spokes.get(src.version) ?? fail(`no conversion is registered for ${src.version}`);
       hub = withMeta(
         await call(`convertTo (${src.version} -> ${hubVersion})`, () => conv.convertTo(structuredCopy(raw))),
         hubAPIVersion,
@@ -231,7 +234,7 @@ export class ConversionWebhook implements WebhookHandler {
       );
     }
     if (dst.version === hubVersion) return { ...hub, apiVersion: desired, kind };
-    const conv = spokes.get(dst.version)!;
+    const conv = spokes.get(dst.version) ?? fail(`no conversion is registered for ${dst.version}`);
     return withMeta(
       await call(`convertFrom (${hubVersion} -> ${dst.version})`, () => conv.convertFrom(structuredCopy(hub))),
       desired,

@@ -76,7 +76,10 @@ export function pathMetrics(m: WebhookMetrics, path: string): PathMetrics {
   return {
     done(code, seconds) {
       let c = byCode.get(code);
-      if (!c) byCode.set(code, (c = m.requestTotal.labels({ webhook: path, code: String(code) })));
+      if (!c) {
+        c = m.requestTotal.labels({ webhook: path, code: String(code) });
+        byCode.set(code, c);
+      }
       c.inc();
       latency.observe(seconds);
     },

@@ -349,10 +349,11 @@ export class WebhookServer implements Runnable {
   }
 
   private log(): Logger {
-    return (this.logger ??= pino(
+    this.logger ??= pino(
       { level: process.env.LOG_LEVEL ?? 'info', mixin: traceMixin },
       pino.destination({ dest: 2, sync: true }),
-    ).child({ logger: 'webhook' }));
+    ).child({ logger: 'webhook' });
+    return this.logger;
   }
 
   /** Reads the certificate pair; throws naming the files. */
@@ -430,7 +431,8 @@ export class WebhookServer implements Runnable {
       const { cert, key } = this.readCert();
       this.cert = cert;
       this.key = key;
-      this.metrics = webhookMetrics((this.registry ??= new PromRegistry()));
+      this.registry ??= new PromRegistry();
+      this.metrics = webhookMetrics(this.registry);
       for (const [path, e] of this.handlers) e.metrics = pathMetrics(this.metrics, path);
       const server = this.createServer(cert, key);
       this.server = server;
@@ -529,7 +531,8 @@ export class WebhookServer implements Runnable {
   }
 
   private async shutdown(stopSweep: () => void): Promise<void> {
-    const server = this.server!;
+    const server = this.server;
+    if (!server) throw new Error('kubeforge/runtime: webhook server: shutdown before it listened');
     this.stopping = true;
     this.listening = false;
     const closed = new Promise<void>((r) => server.close(() => r()));
@@ -573,7 +576,12 @@ export class WebhookServer implements Runnable {
       this.text(res, 404, `404 page not found: no webhook is registered for ${path}`);
       return;
     }
-    const m = entry.metrics!;
+    const m = entry.metrics;
+    if (!m) {
+      // start() gives every handler its metrics, and registration after start is refused.
+      this.text(res, 500, `webhook server: ${path} is served before the server started`);
+      return;
+    }
     m.inc();
     const flight = new Flight();
     this.inflight.add(flight);
@@ -694,7 +702,8 @@ export class WebhookServer implements Runnable {
         return signal;
       },
       get logger() {
-        return (logger ??= self.log().child({ webhook: path, ...(span && safely(() => span.logIds())) }));
+        logger ??= self.log().child({ webhook: path, ...(span && safely(() => span.logIds())) });
+        return logger;
       },
       recordPanic: (v) => this.recordPanic(path, v),
     };

@@ -34,7 +34,7 @@ export const WEBHOOK_ATTRS = {
   conversionStatus: 'kubeforge.conversion.status',
 } as const;
 
-type Obj = Record<string, any>;
+type Obj = Record<string, unknown>;
 
 /** The webhook span of one request, started once its body is parsed. */
 export class WebhookSpan {
@@ -59,7 +59,8 @@ export class WebhookSpan {
       if (r.namespace) attributes[a.namespace] = String(r.namespace);
       if (r.name) attributes[a.name] = String(r.name);
       if (r.dryRun !== undefined) attributes[a.dryRun] = r.dryRun === true;
-      if (typeof r.userInfo?.username === 'string') attributes[a.user] = r.userInfo.username;
+      const username = (r.userInfo as Obj | undefined)?.username;
+      if (typeof username === 'string') attributes[a.user] = username;
     } else {
       if (typeof r.uid === 'string') attributes[a.uid] = r.uid;
       if (typeof r.desiredAPIVersion === 'string') attributes[a.desiredAPIVersion] = r.desiredAPIVersion;
@@ -103,20 +104,26 @@ export class WebhookSpan {
         this.span.setAttribute(a.warnings, resp.warnings.map(String));
       const st = resp.status as Obj | undefined;
       if (!resp.allowed) {
-        const causes = Array.isArray(st?.details?.causes)
-          ? (st.details.causes as Obj[]).map((c) => [c.field, c.message].filter(Boolean).join(': '))
+        const listed = (st?.details as Obj | undefined)?.causes;
+        const causes = Array.isArray(listed)
+          ? (listed as Obj[]).map((c) => [c.field, c.message].filter(Boolean).join(': '))
           : [];
         const event: Record<string, string | number | string[]> = {};
-        if (st?.code !== undefined) this.span.setAttribute(a.code, (event[a.code] = Number(st.code)));
-        if (st?.reason) this.span.setAttribute(a.reason, (event[a.reason] = String(st.reason)));
-        if (st?.message) this.span.setAttribute(a.message, (event[a.message] = String(st.message)));
-        if (causes.length) this.span.setAttribute(a.causes, (event[a.causes] = causes));
+        if (st?.code !== undefined) event[a.code] = Number(st.code);
+        if (st?.reason) event[a.reason] = String(st.reason);
+        if (st?.message) event[a.message] = String(st.message);
+        if (causes.length) event[a.causes] = causes;
+        for (const [k, v] of Object.entries(event)) this.span.setAttribute(k, v);
         this.span.addEvent('admission denied', event);
       }
     } else if (resp.result && typeof resp.result === 'object') {
       const result = resp.result as Obj;
       if (result.status) this.span.setAttribute(a.conversionStatus, String(result.status));
-      if (result.status === 'Failure') this.span.setStatus({ code: SpanStatusCode.ERROR, message: result.message });
+      if (result.status === 'Failure')
+        this.span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: typeof result.message === 'string' ? result.message : undefined,
+        });
     }
   }
 

@@ -316,7 +316,9 @@ export function k8sModelSchemaShared(name: string, options?: K8sSchemaOptions): 
   const cache = minor(options?.kubernetesVersion).frozen[slot(modeOf(options))];
   let schema = cache.get(name);
   if (!schema) {
-    schema = deepFreeze(copy(k8sModelSchema(name, options)!), new Set());
+    const built = k8sModelSchema(name, options);
+    if (!built) return undefined;
+    schema = deepFreeze(copy(built), new Set());
     cache.set(name, schema);
   }
   return { ...schema };
@@ -413,7 +415,7 @@ function buildNode(d: Minor, node: DataNode, mode: Mode, stack: string[]): JSONS
   // keywords join the type's, its CEL rules before the type's.
   const merged: Record<string, unknown> = { ...base };
   for (const k of own)
-    merged[k] = k === 'x-kubernetes-validations' && base[k] ? [...copy(node[k])!, ...base[k]] : copy(node[k]);
+    merged[k] = k === 'x-kubernetes-validations' && base[k] ? [...(copy(node[k]) ?? []), ...base[k]] : copy(node[k]);
   if (description !== undefined) merged.description = description;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(merged).sort()) out[k] = merged[k];

@@ -139,7 +139,8 @@ export class WebhookAdmission {
     const mutated = await this.mutate(call(first.o, first.old));
     const replay = (o: Obj, old: Obj | undefined): Obj => {
       if (!sameRevision(old, first.old) || !sameJSON(o, first.o, info)) throw new Moved();
-      return clone(mutated!);
+      if (!mutated) throw new Moved();
+      return clone(mutated);
     };
     const final =
       operation === 'DELETE'
@@ -213,7 +214,8 @@ export class WebhookAdmission {
   ): Record<string, string> {
     if (info.r.group === '' && info.r.plural === 'namespaces' && !info.sub && operation !== 'DELETE')
       return labelsOf(o);
-    const nsRes = this.resourceFor('v1', 'Namespace')!;
+    const nsRes = this.resourceFor('v1', 'Namespace');
+    if (!nsRes) throw new Error('fake API server: no v1 Namespace resource');
     const ns = info.r.group === '' && info.r.plural === 'namespaces' ? info.name : (info.namespace ?? '');
     const found = this.store.find(nsRes, undefined, ns);
     if (!found) this.store.read(nsRes, undefined, ns); // throws the server's 404

@@ -5,7 +5,7 @@
  * server's words, and fields a manager stops applying removed when no one else owns them. Updates
  * (create, update, patch) move the fields they change to their manager, as the server does.
  */
-import type { Resource } from './resources.js';
+import { type Resource, scaleOf } from './resources.js';
 import { equalJSON, type Schema } from '../../apiserver/structural.js';
 import { ApiStatus } from './status.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
@@ -56,20 +56,18 @@ export function builtinListKeys(field: string): string[] | undefined {
 const atomicMap = (r: Resource, s: Schema | undefined, field: string) =>
   s?.['x-kubernetes-map-type'] === 'atomic' || (!r.custom && BUILTIN_ATOMIC.has(field));
 
-const METADATA_SCHEMA: Schema = {
-  type: 'object',
-  properties: {
-    labels: { type: 'object', additionalProperties: { type: 'string' } },
-    annotations: { type: 'object', additionalProperties: { type: 'string' } },
-    finalizers: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
-    ownerReferences: {
-      type: 'array',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['uid'],
-      items: { type: 'object' },
-    },
+const METADATA_PROPERTIES: Record<string, Schema> = {
+  labels: { type: 'object', additionalProperties: { type: 'string' } },
+  annotations: { type: 'object', additionalProperties: { type: 'string' } },
+  finalizers: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+  ownerReferences: {
+    type: 'array',
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['uid'],
+    items: { type: 'object' },
   },
 };
+const METADATA_SCHEMA: Schema = { type: 'object', properties: METADATA_PROPERTIES };
 
 function childSchema(s: Schema | undefined, key: string): Schema | undefined {
   if (!s) return undefined;
@@ -158,7 +156,7 @@ export function fieldSet(
     if (k === 'metadata') {
       if (isObj(v))
         for (const mk of ['generateName', 'labels', 'annotations', 'finalizers', 'ownerReferences'])
-          if (v[mk] !== undefined) walk(v[mk], METADATA_SCHEMA.properties![mk], [{ f: 'metadata' }, { f: mk }], mk);
+          if (v[mk] !== undefined) walk(v[mk], METADATA_PROPERTIES[mk], [{ f: 'metadata' }, { f: mk }], mk);
       continue;
     }
     const isStatus = k === 'status';
@@ -281,7 +279,8 @@ interface Entry {
 }
 
 function readEntries(obj: Obj | undefined): Entry[] {
-  const m = isObj(obj?.metadata) ? (obj!.metadata as Obj) : {};
+  const meta = obj?.metadata;
+  const m = isObj(meta) ? meta : {};
   const list = Array.isArray(m.managedFields) ? (m.managedFields as Obj[]) : [];
   return list.map((e) => ({
     manager: String(e.manager ?? ''),
@@ -323,7 +322,8 @@ function toFieldsV1(fields: Map<string, FieldPath>): Obj {
     let cur = root;
     for (const s of steps) {
       const key = 'f' in s ? `f:${s.f}` : 'k' in s ? `k:${JSON.stringify(s.k)}` : `v:${JSON.stringify(s.v)}`;
-      cur = (cur[key] ??= {}) as Obj;
+      cur[key] ??= {};
+      cur = cur[key] as Obj;
     }
     if (Object.keys(cur).length > 0 || isItem(steps)) cur['.'] = {};
   }
@@ -342,7 +342,8 @@ const isItem = (steps: Step[]) => steps.length > 0 && 'k' in steps[steps.length 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function writeEntries(obj: Obj, entries: Entry[]): void {
-  const m = (isObj(obj.metadata) ? obj.metadata : (obj.metadata = {})) as Obj;
+  if (!isObj(obj.metadata)) obj.metadata = {};
+  const m = obj.metadata as Obj;
   // The server writes them sorted (sortEncodedManagedFields): Apply before Update, then by time,
   // manager and subresource.
   const kept = entries
@@ -460,7 +461,8 @@ function conflictError(conflicts: { entry: Entry; path: FieldPath }[]): ApiStatu
       by.set(k, [...(by.get(k) ?? []), pathString(c.path.steps)]);
     }
     const lines: string[] = [];
-    for (const k of [...by.keys()].sort()) lines.push(`conflicts with ${k}:`, ...by.get(k)!.map((p) => `- ${p}`));
+    for (const [k, paths] of [...by].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      lines.push(`conflicts with ${k}:`, ...paths.map((p) => `- ${p}`));
     message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
   }
   return new ApiStatus(409, 'Conflict', message, { causes });
@@ -533,7 +535,10 @@ export function trackUpdate(
   sub: string | undefined,
 ): void {
   const entries = readEntries(old);
-  if (sub === 'scale' && r.scale) return trackScale(r, old, next, manager, entries);
+  if (sub === 'scale' && r.scale) {
+    trackScale(r, old, next, manager, entries);
+    return;
+  }
   const zero = zeroFields(r, sub);
   const before = old ? fieldSet(r, old, sub, undefined, true) : new Map<string, FieldPath>();
   const after = fieldSet(r, next, sub, undefined, true);
@@ -581,8 +586,8 @@ export function trackUpdate(
  * parent's: a new scale entry has none.
  */
 function trackScale(r: Resource, old: Obj | undefined, next: Obj, manager: string, entries: Entry[]): void {
-  const steps: Step[] = r
-    .scale!.specReplicasPath.replace(/^\./, '')
+  const steps: Step[] = scaleOf(r)
+    .specReplicasPath.replace(/^\./, '')
     .split('.')
     .map((f) => ({ f }));
   const id = pathId(steps);
@@ -630,8 +635,8 @@ export function refuseCustomScaleApply(
   applied: unknown,
   where: string,
 ): never {
-  const steps: Step[] = r
-    .scale!.specReplicasPath.replace(/^\./, '')
+  const steps: Step[] = scaleOf(r)
+    .specReplicasPath.replace(/^\./, '')
     .split('.')
     .map((f) => ({ f }));
   const id = pathId(steps);
@@ -665,8 +670,8 @@ export function refuseCustomScaleApply(
  */
 export function applyScale(r: Resource, live: Obj, next: Obj, manager: string, force: boolean, applied: unknown): void {
   const sets = applied !== undefined && applied !== null;
-  const steps: Step[] = r
-    .scale!.specReplicasPath.replace(/^\./, '')
+  const steps: Step[] = scaleOf(r)
+    .specReplicasPath.replace(/^\./, '')
     .split('.')
     .map((f) => ({ f }));
   const id = pathId(steps);

@@ -20,9 +20,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Resource } from './resources.js';
 import { forbidden } from './status.js';
-import { type Obj, isObj } from '../../apiserver/json.js';
+import { childObject, type Obj, isObj } from '../../apiserver/json.js';
 
-const obj = (parent: Obj, key: string): Obj => (isObj(parent[key]) ? (parent[key] as Obj) : (parent[key] = {}));
+const obj = childObject;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
 const unset = (o: Obj, key: string) => o[key] === undefined || o[key] === null;
 const empty = (o: Obj, key: string) => unset(o, key) || o[key] === '';

@@ -78,6 +78,12 @@ export interface RequestContext {
   res: http.ServerResponse;
 }
 
+/** The name of a request to one object (its route has one). */
+export function objectName(c: RequestContext): string {
+  if (c.name === undefined) throw new Error(`fake API server: a ${c.method} of one ${c.r.kind} without a name`);
+  return c.name;
+}
+
 /** The request's context: its write options from the query, its caller from the headers. */
 export function requestContext(
   req: http.IncomingMessage,

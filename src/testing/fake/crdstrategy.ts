@@ -4,7 +4,7 @@
  * the built-in Kinds' in ./strategy.ts; what its controllers do afterwards is ./crdapi.ts.
  */
 import { storageVersion, type Resource } from './resources.js';
-import { type Obj, clone, isObj } from '../../apiserver/json.js';
+import { childObject, type Obj, clone } from '../../apiserver/json.js';
 import { equalJSON } from '../../apiserver/structural.js';
 import { now } from './apply.js';
 import type { Admission } from './builtin.js';
@@ -52,7 +52,7 @@ export function crdStrategy<S extends StrategyParts>(base: S): S {
 /** The CRD strategy on create and update: `storedVersions` gains the storage version (PrepareForCreate/Update). */
 export function prepareCRD(o: Obj, old: Obj | undefined): void {
   const storage = storageVersion(o);
-  const status = isObj(o.status) ? o.status : (o.status = {});
+  const status = childObject(o, 'status');
   if (!old) {
     for (const k of Object.keys(status)) delete status[k];
     status.acceptedNames = { plural: '', kind: '' };
@@ -66,7 +66,7 @@ export function markCRDForDeletion(o: Obj): void {
   const m = o.metadata as Obj;
   const finalizers = Array.isArray(m.finalizers) ? (m.finalizers as string[]) : [];
   if (!finalizers.includes(CRD_CLEANUP_FINALIZER)) m.finalizers = [...finalizers, CRD_CLEANUP_FINALIZER];
-  const status = isObj(o.status) ? o.status : (o.status = {});
+  const status = childObject(o, 'status');
   status.conditions = setCondition(status.conditions, {
     type: 'Terminating',
     status: 'True',

@@ -85,11 +85,12 @@ interface Walk {
  * `model`; throws the API server's 400 when a value cannot be decoded. Kinds without a model pass.
  */
 export function decodeBuiltin(r: Resource, model: string | undefined, o: Obj, warnings: string[]): void {
-  const root = model ? k8sModelShape(model) : undefined;
+  if (!model) return;
+  const root = k8sModelShape(model);
   if (!root) return;
   const w: Walk = { warnings };
   try {
-    walkStruct(o, root, goTypeName(model!).name, '', '', w);
+    walkStruct(o, root, goTypeName(model).name, '', '', w);
   } catch (e) {
     if (!(e instanceof Abort)) throw e;
     w.error = e.message;
@@ -127,7 +128,10 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
   if (node.$model || node.$special === 'ObjectMeta') {
     const name = node.$model ?? 'V1ObjectMeta';
     const model = k8sModelShape(name);
-    if (!isObj(v)) return typeError(w, v, struct, path, goType(node));
+    if (!isObj(v)) {
+      typeError(w, v, struct, path, goType(node));
+      return;
+    }
     if (model) walkStruct(v, model, goTypeName(name).name, path, at, w);
     return;
   }
@@ -145,16 +149,24 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
           typeError(w, v, struct, path, 'int32', true);
         return;
       }
-      return typeError(w, v, struct, path, 'int32');
+      typeError(w, v, struct, path, 'int32');
+      return;
   }
   switch (node.type) {
     case 'array': {
-      if (!Array.isArray(v)) return typeError(w, v, struct, path, goType(node));
-      v.forEach((item, i) => node.items && walkValue(item, node.items, struct, path, `${at}[${i}]`, w));
+      if (!Array.isArray(v)) {
+        typeError(w, v, struct, path, goType(node));
+        return;
+      }
+      const items = node.items;
+      if (items) for (const [i, item] of v.entries()) walkValue(item, items, struct, path, `${at}[${i}]`, w);
       return;
     }
     case 'object': {
-      if (!isObj(v)) return typeError(w, v, struct, path, goType(node));
+      if (!isObj(v)) {
+        typeError(w, v, struct, path, goType(node));
+        return;
+      }
       const values = node.additionalProperties;
       if (values) for (const k of Object.keys(v)) walkValue(v[k], values, struct, path, `${at}[${k}]`, w);
       else if (node.properties)
@@ -168,7 +180,10 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
         if (bits === 31 || v >= 2n ** 63n || v < -(2n ** 63n)) typeError(w, v, struct, path, goType(node), true);
         return;
       }
-      if (typeof v !== 'number') return typeError(w, v, struct, path, goType(node));
+      if (typeof v !== 'number') {
+        typeError(w, v, struct, path, goType(node));
+        return;
+      }
       if (!Number.isInteger(v) || Math.abs(v) >= 2 ** bits) typeError(w, v, struct, path, goType(node), true);
       return;
     }
@@ -179,7 +194,10 @@ function walkValue(v: unknown, node: DataNode, struct: string, path: string, at:
       if (typeof v !== 'boolean') typeError(w, v, struct, path, 'bool');
       return;
     case 'string':
-      if (typeof v !== 'string') return typeError(w, v, struct, path, goType(node));
+      if (typeof v !== 'string') {
+        typeError(w, v, struct, path, goType(node));
+        return;
+      }
       if (node.format === 'byte') {
         const bad = base64Error(v);
         if (bad !== undefined) save(w, `illegal base64 data at input byte ${bad}`);
@@ -250,7 +268,7 @@ function toInt(v: number | bigint, bits: 32 | 64): number | bigint {
  */
 export function convertPatched(model: string | undefined, o: Obj): void {
   const root = model ? k8sModelShape(model) : undefined;
-  if (root) convertStruct(o, root, goTypeName(model!).name);
+  if (model && root) convertStruct(o, root, goTypeName(model).name);
 }
 
 function convertStruct(o: Obj, model: DataModel, struct: string): void {
@@ -276,9 +294,11 @@ function convertValue(v: unknown, node: DataNode, field: string): unknown {
   // Types with their own conversion (IntOrString, Quantity, RawExtension, JSON, Time).
   if (node.$special || node.format === 'date-time') return v;
   switch (node.type) {
-    case 'array':
+    case 'array': {
       if (!Array.isArray(v)) throw new ConvertError(`cannot restore slice from ${kind}`);
-      return node.items ? v.map((x) => convertValue(x, node.items!, field)) : v;
+      const items = node.items;
+      return items ? v.map((x) => convertValue(x, items, field)) : v;
+    }
     case 'object': {
       if (!isObj(v)) throw new ConvertError(`cannot restore map from ${kind}`);
       const values = node.additionalProperties;
@@ -453,7 +473,7 @@ const GO_FIELD_ORDER: Record<string, readonly string[]> = {
  */
 export function goOrder(model: string | undefined, o: Obj): Obj {
   const root = model ? k8sModelShape(model) : undefined;
-  return root ? orderStruct(o, root, goTypeName(model!).name) : o;
+  return model && root ? orderStruct(o, root, goTypeName(model).name) : o;
 }
 
 function orderStruct(o: Obj, model: DataModel, struct: string): Obj {
@@ -471,7 +491,8 @@ function orderValue(v: unknown, node: DataNode): unknown {
     return isObj(v) && model ? orderStruct(v, model, goTypeName(name).name) : v;
   }
   if (node.$special) return v;
-  if (Array.isArray(v) && node.items) return v.map((x) => orderValue(x, node.items!));
+  const items = node.items;
+  if (Array.isArray(v) && items) return v.map((x) => orderValue(x, items));
   if (isObj(v) && node.additionalProperties) {
     const out: Obj = {};
     for (const k of Object.keys(v).sort()) out[k] = orderValue(v[k], node.additionalProperties);

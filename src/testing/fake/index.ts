@@ -195,7 +195,7 @@ function seed(server: FakeServer, o: Obj): void {
     );
   const m = (o.metadata ?? {}) as Obj;
   const ns = r.namespaced ? String(m.namespace ?? 'default') : undefined;
-  const nsRes = server.resourceFor('v1', 'Namespace')!;
+  const nsRes = server.requireResource('v1', 'Namespace');
   if (ns && !server.store.find(nsRes, undefined, ns))
     server.store.create(
       nsRes,

@@ -118,7 +118,10 @@ function otherType(r: Resource, body: Obj, ctx: WriteContext, patched: boolean):
 /** Checks the body names the resource of the URL, as the server's decoder does (in its words). */
 export function checkTypeMeta(r: Resource, body: Obj, patched = false, raw?: string): void {
   const want = apiVersionOf(r);
-  if (r.custom) return checkUnstructuredTypeMeta(r, body, patched, raw);
+  if (r.custom) {
+    checkUnstructuredTypeMeta(r, body, patched, raw);
+    return;
+  }
   const apiVersion = typeof body.apiVersion === 'string' && body.apiVersion ? body.apiVersion : want;
   const kind = typeof body.kind === 'string' && body.kind ? body.kind : r.kind;
   const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;

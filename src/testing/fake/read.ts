@@ -7,7 +7,7 @@
 import type http from 'node:http';
 import type { Obj } from '../../apiserver/json.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import type { RequestContext } from './context.js';
+import { objectName, type RequestContext } from './context.js';
 import {
   checkGetResourceVersion,
   checkListIntegers,
@@ -85,7 +85,7 @@ export class Reader {
   /** GET of one object (the main resource or its status). */
   get(c: RequestContext): Answer {
     checkGetResourceVersion(c.query, c.r.storageKey !== '/events');
-    return { body: this.store.read(c.r, c.namespace, c.name!) };
+    return { body: this.store.read(c.r, c.namespace, objectName(c)) };
   }
 
   /** GET of a collection: a watch when asked, else a list. */
@@ -235,9 +235,9 @@ export class Reader {
       if (e.type === 'MODIFIED') {
         if (now && before) write('MODIFIED', obj);
         else if (now) write('ADDED', obj);
-        else if (before) {
+        else if (before && e.prev !== undefined) {
           // Leaving the selector: the last state that matched, at this event's revision.
-          const last = this.store.asVersion(r, e.prev!);
+          const last = this.store.asVersion(r, e.prev);
           (last.metadata as Obj).resourceVersion = String(e.rv);
           write('DELETED', last);
         }

@@ -166,7 +166,7 @@ function fieldManagerErrs(fm: string, at = 'fieldManager'): OptionErr[] {
     out.push({ reason: 'FieldValueTooLong', field: at, body: 'Too long: may not be more than 128 bytes' });
   let i = 0;
   for (const ch of fm) {
-    const cp = ch.codePointAt(0)!;
+    const cp = ch.codePointAt(0) ?? 0; // ch is one code point, never empty
     if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
       out.push({
         reason: 'FieldValueInvalid',

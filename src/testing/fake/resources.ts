@@ -9,6 +9,12 @@ import type { Schema } from '../../apiserver/structural.js';
 import type { Obj } from '../../apiserver/json.js';
 import { eventFromCore, eventToCore } from './events.js';
 
+/** The scale subresource of a resource that serves one. */
+export function scaleOf(r: Resource): NonNullable<Resource['scale']> {
+  if (!r.scale) throw new Error(`fake API server: ${r.plural} has no scale subresource`);
+  return r.scale;
+}
+
 /** One served resource of one group/version. */
 export interface Resource {
   group: string;

@@ -5,11 +5,11 @@
  */
 import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import type { Operation } from 'fast-json-patch';
-import type { Resource } from './resources.js';
+import { type Resource, scaleOf } from './resources.js';
 import { ApiStatus, badRequest, invalid, methodNotAllowed, unsupportedMediaType } from './status.js';
-import { type Obj, clone, isObj } from '../../apiserver/json.js';
+import { childObject, type Obj, clone, isObj } from '../../apiserver/json.js';
 import { mergePatch, type Store } from './store.js';
-import type { RequestContext } from './context.js';
+import { objectName, type RequestContext } from './context.js';
 import { refuseCustomScaleApply } from './apply.js';
 
 type ScalePaths = NonNullable<Resource['scale']>;
@@ -139,9 +139,9 @@ export function int32Of(v: number | bigint): number {
  */
 export function serveScale(store: Store, c: RequestContext): { body: unknown } {
   const { r, namespace, method, ctx, contentType } = c;
-  const name = c.name!;
+  const name = objectName(c);
   let body = c.body();
-  const s = r.scale!;
+  const s = scaleOf(r);
   const current = store.read(r, namespace, name);
   if (method === 'GET') return { body: toScale(current, s) };
   if (method === 'PATCH' && contentType.split(';')[0].trim() === 'application/apply-patch+yaml')
@@ -153,7 +153,7 @@ export function serveScale(store: Store, c: RequestContext): { body: unknown } {
   const next = clone(current);
   const steps = s.specReplicasPath.replace(/^\./, '').split('.');
   let cur: Obj = next;
-  for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
+  for (const k of steps.slice(0, -1)) cur = childObject(cur, k);
   cur[steps[steps.length - 1]] = replicas;
   const rv = isObj(body) && isObj(body.metadata) ? body.metadata.resourceVersion : undefined;
   if (rv) (next.metadata as Obj).resourceVersion = rv;
@@ -163,7 +163,7 @@ export function serveScale(store: Store, c: RequestContext): { body: unknown } {
 /** Server-side apply of a Scale: checked as the field manager checks it, then the store's applyScale. */
 function applyToScale(store: Store, c: RequestContext, current: Obj, body: unknown): Obj {
   const { r, namespace, ctx } = c;
-  const name = c.name!;
+  const name = objectName(c);
   const applied = checkAppliedScale(body);
   const want = isObj(applied.spec) ? applied.spec.replicas : undefined;
   if (r.custom) {

@@ -23,7 +23,7 @@ import { isCRD, syncCRD, type CRDHost } from './crdapi.js';
 import { serveScale } from './scale.js';
 import { checkDeleteOptions } from './request.js';
 import { stringifyWire } from './wire.js';
-import { requestContext, type RequestContext, type WriteContext } from './context.js';
+import { objectName, requestContext, type RequestContext, type WriteContext } from './context.js';
 import { discoveryRoot, resourceList, servesGroupVersion } from './discovery.js';
 import { type Answer, listMeta, matches, Reader, type Selectors, selectorsOf, str, WATCHING } from './read.js';
 
@@ -75,7 +75,7 @@ export class FakeServer {
     private readonly loadCelRules: () => Promise<CelRules>,
   ) {
     for (const row of BUILTIN_KINDS) this.add(builtinResource(row));
-    const namespaces = this.resources.get('/v1/namespaces')!;
+    const namespaces = this.requireResource('v1', 'Namespace');
     this.store = new Store(namespaces, (apiVersion, kind) => this.resourceFor(apiVersion, kind));
     this.reader = new Reader(this.store, this.watches);
     this.admission = new WebhookAdmission(
@@ -136,7 +136,7 @@ export class FakeServer {
   private crdHost(): CRDHost {
     return {
       store: this.store,
-      crdResource: () => this.resourceFor('apiextensions.k8s.io/v1', 'CustomResourceDefinition')!,
+      crdResource: () => this.requireResource('apiextensions.k8s.io/v1', 'CustomResourceDefinition'),
       serve: (crd) => this.installCRD(crd),
       unserve: (name) => this.uninstallCRD(name),
       servedBy: (name) =>
@@ -170,18 +170,24 @@ export class FakeServer {
     return this.admission.run(info, ctx, op).then(then);
   }
 
+  /** A resource the server always serves (a built-in Kind); throws naming it otherwise. */
+  requireResource(apiVersion: string, kind: string): Resource {
+    const r = this.resourceFor(apiVersion, kind);
+    if (!r) throw new Error(`fake API server: ${apiVersion} ${kind} is not served`);
+    return r;
+  }
+
   resourceFor(apiVersion: string, kind: string): Resource | undefined {
     for (const r of this.resources.values()) if (apiVersionOf(r) === apiVersion && r.kind === kind) return r;
     return undefined;
   }
 
   async listen(): Promise<string> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve, reject) =>
-      this.server!.once('error', reject).listen(0, '127.0.0.1', () => resolve()),
-    );
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const server = http.createServer((req, res) => void this.handle(req, res));
+    this.server = server;
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   async close(): Promise<void> {
@@ -307,7 +313,7 @@ export class FakeServer {
   /** PUT or PATCH of an object or its status. */
   private write(c: RequestContext): Answer | Promise<Answer> {
     const { r, namespace, sub, ctx, method, contentType } = c;
-    const name = c.name!;
+    const name = objectName(c);
     const info = { r, sub, namespace, name, fieldManager: ctx.fieldManager };
     return this.admitted(
       info,
@@ -326,7 +332,7 @@ export class FakeServer {
   /** DELETE of an object: the deleted object's Status, or the object a finalizer keeps. */
   private delete(c: RequestContext): Answer | Promise<Answer> {
     const { r, namespace, ctx, query: q } = c;
-    const name = c.name!;
+    const name = objectName(c);
     // DeleteOptions come from the body when there is one, and then the query's are not read.
     const given = c.body();
     const options = (given ?? {}) as Obj;

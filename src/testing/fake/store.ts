@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Operation } from 'fast-json-patch';
 import { requireFastJsonPatch } from '../../runtime/client/lazy-require.cjs';
 import { applyDefaults, equalJSON, prune } from '../../apiserver/structural.js';
-import type { Resource } from './resources.js';
+import { type Resource, scaleOf } from './resources.js';
 import {
   alreadyExists,
   badRequest,
@@ -26,7 +26,7 @@ import { strategicMerge } from './smp.js';
 import { applyConfiguration, applyScale, duplicateItems, now, trackUpdate } from './apply.js';
 import { goValue, typeErrors } from './typed.js';
 import { apiVersionOf } from '../../runtime/client/types.js';
-import { type Obj, clone, isObj } from '../../apiserver/json.js';
+import { childObject, type Obj, clone, isObj } from '../../apiserver/json.js';
 import { sortKeysDeep } from '../../util/json.js';
 import { stringifyWire } from './wire.js';
 import { printCoreEvent } from './events.js';
@@ -44,7 +44,7 @@ import { strategyFor } from './strategy.js';
 export type { CelRules } from './pipeline.js';
 export type { AdmissionHooks, WriteContext } from './context.js';
 
-const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : (o.metadata = {}));
+const meta = (o: Obj): Obj => childObject(o, 'metadata');
 
 /** A watch event as the API server streams it. */
 export interface StoredEvent {
@@ -91,7 +91,10 @@ export class Store {
         return r ? this.find(r, namespace, name) : undefined;
       },
       // The service range of a test control plane is 10.0.0.0/24, 10.0.0.1 the kubernetes Service's.
-      allocateClusterIP: () => `10.0.0.${(this.lastClusterIP = (this.lastClusterIP % 253) + 2)}`,
+      allocateClusterIP: () => {
+        this.lastClusterIP = (this.lastClusterIP % 253) + 2;
+        return `10.0.0.${this.lastClusterIP}`;
+      },
     };
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       this.put(
@@ -132,7 +135,10 @@ export class Store {
 
   private bucket(r: Resource): Map<string, Obj> {
     let b = this.data.get(r.storageKey);
-    if (!b) this.data.set(r.storageKey, (b = new Map()));
+    if (!b) {
+      b = new Map();
+      this.data.set(r.storageKey, b);
+    }
     return b;
   }
 
@@ -503,9 +509,9 @@ export class Store {
     checkAppliedName(r, namespace, name, body, true);
     const next = clone(existing);
     if (replicas !== undefined) {
-      const steps = r.scale!.specReplicasPath.replace(/^\./, '').split('.');
+      const steps = scaleOf(r).specReplicasPath.replace(/^\./, '').split('.');
       let cur: Obj = next;
-      for (const k of steps.slice(0, -1)) cur = (isObj(cur[k]) ? cur[k] : (cur[k] = {})) as Obj;
+      for (const k of steps.slice(0, -1)) cur = childObject(cur, k);
       cur[steps[steps.length - 1]] = replicas;
     }
     const applied = isObj(body.spec) ? body.spec.replicas : undefined;

@@ -14,7 +14,7 @@
  */
 import { BUILTIN_KINDS } from '../../apiserver/builtin-kinds.js';
 import { equalJSON, validate, valueAt, type FieldErr } from '../../apiserver/structural.js';
-import { type Obj, clone, goFloat, isObj } from '../../apiserver/json.js';
+import { childObject, type Obj, clone, goFloat, isObj } from '../../apiserver/json.js';
 import {
   admitBuiltinCreate,
   defaultBuiltin,
@@ -69,7 +69,7 @@ export interface Strategy {
   markForDeletion?(old: Obj, finalizers: string[]): Marked;
 }
 
-const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : (o.metadata = {}));
+const meta = (o: Obj): Obj => childObject(o, 'metadata');
 
 /** Empty labels and annotations are dropped (the Go maps are nil). */
 function dropEmptyMaps(m: Obj): void {

@@ -185,7 +185,8 @@ export function typeErrors(r: Resource, body: Obj): string[] {
     if (t.items) {
       if (!Array.isArray(v)) return void errs.push(`${path}: expected list, got &{${goValue(v)}}`);
       const keys = t.keys ?? (r.custom ? undefined : builtinListKeys(field));
-      v.forEach((x, i) => walk(x, t.items!, `${path}${itemPath(keys, x, i)}`, ''));
+      const items = t.items;
+      for (const [i, x] of v.entries()) walk(x, items, `${path}${itemPath(keys, x, i)}`, '');
       return;
     }
     if (t.fields) {

@@ -99,14 +99,17 @@ function deploymentErrors(o: Obj, old: Obj | undefined): FieldErr[] {
   else {
     // validateContainers: each name required, a DNS-1123 label, and given once.
     const seen = new Set<string>();
-    pod.containers.forEach((c, i) => {
+    for (const [i, c] of pod.containers.entries()) {
       const field = `spec.template.spec.containers[${i}].name`;
       const name = isObj(c) && typeof c.name === 'string' ? c.name : '';
-      if (name === '') return void errs.push({ type: 'FieldValueRequired', field });
+      if (name === '') {
+        errs.push({ type: 'FieldValueRequired', field });
+        continue;
+      }
       for (const msg of isDNS1123Label(name)) errs.push({ type: 'FieldValueInvalid', field, value: name, detail: msg });
       if (seen.has(name)) errs.push({ type: 'FieldValueDuplicate', field, value: name });
       seen.add(name);
-    });
+    }
   }
   const ads = pod.activeDeadlineSeconds;
   if (ads !== undefined && ads !== null) {
@@ -214,7 +217,7 @@ function crdPatternErrors(crd: Obj): FieldErr[] {
     walk(s.items, `${field}.items`);
     walk(s.additionalProperties, `${field}.additionalProperties`);
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const)
-      if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((v, i) => walk(v, `${field}.${key}[${i}]`));
+      if (Array.isArray(s[key])) for (const [i, v] of (s[key] as unknown[]).entries()) walk(v, `${field}.${key}[${i}]`);
     walk(s.not, `${field}.not`);
   };
   const versions = isObj(crd.spec) && Array.isArray(crd.spec.versions) ? crd.spec.versions : [];
@@ -222,6 +225,6 @@ function crdPatternErrors(crd: Obj): FieldErr[] {
   // The internal CRD keeps a schema every version shares once, as spec.validation: errors name that path.
   if (schemas.length && schemas.every((x) => equalJSON(x, schemas[0])))
     walk(schemas[0], 'spec.validation.openAPIV3Schema');
-  else schemas.forEach((x, i) => walk(x, `spec.versions[${i}].schema.openAPIV3Schema`));
+  else for (const [i, x] of schemas.entries()) walk(x, `spec.versions[${i}].schema.openAPIV3Schema`);
   return errs;
 }

@@ -137,7 +137,7 @@ class WireParser {
   private fail(context: string): never {
     if (this.i >= this.n) throw new WireSyntaxError('unexpected end of JSON input');
     throw new WireSyntaxError(
-      `invalid character ${quoteChar(String.fromCodePoint(this.text.codePointAt(this.i)!))} ${context}`,
+      `invalid character ${quoteChar(String.fromCodePoint(this.text.codePointAt(this.i) ?? 0))} ${context}`,
     );
   }
 
@@ -229,13 +229,14 @@ class WireParser {
     }
     if (top.kind === 'array') (top.value as unknown[]).push(v);
     else {
-      const key = top.key!;
-      if (top.seen!.has(key)) {
+      const { key, seen } = top;
+      if (key === undefined || !seen) throw new Error('wire: an object member without its key');
+      if (seen.has(key)) {
         this.duplicates.push(`${top.path}.${key}`);
         const prev = (top.value as Obj)[key];
         if (this.typed && isPlain(prev) && isPlain(v)) v = mergeInto(prev, v);
       }
-      top.seen!.add(key);
+      seen.add(key);
       if (key === '__proto__')
         Object.defineProperty(top.value, key, { value: v, enumerable: true, writable: true, configurable: true });
       else (top.value as Obj)[key] = v;
@@ -255,11 +256,26 @@ class WireParser {
       );
       return;
     }
-    if (c === '"') return this.emit(this.readString());
-    if (c === '-' || (c >= '0' && c <= '9')) return this.emit(this.readNumber());
-    if (c === 't') return this.emit(this.readLiteral('true', true));
-    if (c === 'f') return this.emit(this.readLiteral('false', false));
-    if (c === 'n') return this.emit(this.readLiteral('null', null));
+    if (c === '"') {
+      this.emit(this.readString());
+      return;
+    }
+    if (c === '-' || (c >= '0' && c <= '9')) {
+      this.emit(this.readNumber());
+      return;
+    }
+    if (c === 't') {
+      this.emit(this.readLiteral('true', true));
+      return;
+    }
+    if (c === 'f') {
+      this.emit(this.readLiteral('false', false));
+      return;
+    }
+    if (c === 'n') {
+      this.emit(this.readLiteral('null', null));
+      return;
+    }
     this.fail('looking for beginning of value');
   }
 }

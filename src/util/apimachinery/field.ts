@@ -123,7 +123,7 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
-    const c = ch.codePointAt(0)!;
+    const c = ch.codePointAt(0) ?? 0; // ch is one code point, never empty
     if (ch === '"' || ch === '\\') out += `\\${ch}`;
     else if (c < 0x80 && c >= 0x20 && c !== 0x7f) out += ch;
     else if (c === 0x07) out += '\\a';
@@ -189,8 +189,8 @@ function goNumber(n: number): string {
 
 /** UTF-8 byte order (code point order), as Go sorts map keys. */
 function compareCodePoints(a: string, b: string): number {
-  const x = [...a].map((c) => c.codePointAt(0)!);
-  const y = [...b].map((c) => c.codePointAt(0)!);
+  const x = [...a].map((c) => c.codePointAt(0) ?? 0);
+  const y = [...b].map((c) => c.codePointAt(0) ?? 0);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
   return x.length - y.length;
 }

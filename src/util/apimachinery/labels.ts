@@ -27,7 +27,7 @@ export class InvalidSelectorError extends Error {
   }
 }
 
-const has = (labels: Labels, key: string) => !!labels && Object.hasOwn(labels, key);
+const has = (labels: Labels, key: string): labels is NonNullable<Labels> => !!labels && Object.hasOwn(labels, key);
 
 /** Go's strconv.ParseInt(s, 10, 64). */
 function parseInt64(s: string): bigint | undefined {
@@ -47,7 +47,7 @@ export class Requirement {
 
   /** True when the labels satisfy this requirement (Go's `Requirement.Matches`). */
   matches(labels: Labels): boolean {
-    const v = has(labels, this.key) ? labels![this.key] : undefined;
+    const v = has(labels, this.key) ? labels[this.key] : undefined;
     switch (this.operator) {
       case 'in':
       case '=':
@@ -151,7 +151,7 @@ export function newRequirement(
     const msgs = isValidLabelValue(v);
     if (msgs.length) errs.push(field.invalid(valuePath.index(i).key(key), v, msgs.join('; ')));
   });
-  if (errs.length) throw new InvalidSelectorError(aggregateString(errs)!, errs);
+  if (errs.length) throw new InvalidSelectorError(aggregateString(errs) ?? '', errs);
   return new Requirement(key, op, [...vals]);
 }
 
@@ -450,7 +450,7 @@ class Parser {
     }
     if (tok !== Tok.Identifier) throw new InvalidSelectorError(`found '${lit}', expected: identifier`);
     const keyErr = labelKeyError(lit, this.path);
-    if (keyErr) throw new InvalidSelectorError(aggregateString([keyErr])!, [keyErr]);
+    if (keyErr) throw new InvalidSelectorError(aggregateString([keyErr]) ?? '', [keyErr]);
     const [t] = this.lookahead(Ctx.Values);
     if ((t === Tok.EndOfString || t === Tok.Comma) && op !== '!') op = 'exists';
     return [lit, op];

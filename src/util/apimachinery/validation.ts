@@ -13,7 +13,7 @@ import { type ErrorList, type PathLike, field } from './field.js';
 export function byteLength(s: string): number {
   let n = 0;
   for (const ch of s) {
-    const c = ch.codePointAt(0)!;
+    const c = ch.codePointAt(0) ?? 0; // ch is one code point, never empty
     n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
   }
   return n;
@@ -144,7 +144,7 @@ export function compareBytes(a: string, b: string): number {
     const y = ib.next();
     if (x.done) return y.done ? 0 : -1;
     if (y.done) return 1;
-    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!;
+    const d = (x.value.codePointAt(0) ?? 0) - (y.value.codePointAt(0) ?? 0);
     if (d) return d < 0 ? -1 : 1;
   }
 }
