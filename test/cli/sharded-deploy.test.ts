@@ -75,7 +75,7 @@ describe('a sharded project deploys and runs', () => {
     assert.equal(deployment.spec?.replicas, 3);
     const args = must(
       must(
-        must(deployment.spec.template, 'deployment.spec!.template').spec.containers.find((c) => c.name === 'manager'),
+        must(deployment.spec.template, 'deployment.spec.template').spec.containers.find((c) => c.name === 'manager'),
         "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",
       ).args,
       "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",
@@ -112,7 +112,7 @@ describe('a sharded project deploys and runs', () => {
       return {
         replicas: must(deployment.spec, 'deployment.spec').replicas,
         args: must(
-          must(must(deployment.spec, 'deployment.spec').template, 'deployment.spec!.template').spec.containers.find(
+          must(must(deployment.spec, 'deployment.spec').template, 'deployment.spec.template').spec.containers.find(
             (c) => c.name === 'manager',
           ),
           "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",
@@ -161,7 +161,7 @@ describe('a sharded project deploys and runs', () => {
       {
         replicas: must(deployment.spec, 'deployment.spec').replicas,
         args: must(
-          must(must(deployment.spec, 'deployment.spec').template, 'deployment.spec!.template').spec.containers.find(
+          must(must(deployment.spec, 'deployment.spec').template, 'deployment.spec.template').spec.containers.find(
             (c) => c.name === 'manager',
           ),
           "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",

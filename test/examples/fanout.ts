@@ -99,7 +99,7 @@ export class FanoutReconciler {
     const namespaces = (
       await this.client.list(Namespace, { labelSelector: selector.toString(), signal: ctx.signal })
     ).items
-      .map((n) => must(must(n.metadata, 'n.metadata').name, 'n.metadata!.name'))
+      .map((n) => must(must(n.metadata, 'n.metadata').name, 'n.metadata.name'))
       .sort();
     for (const ns of namespaces) {
       const cm = {
@@ -132,7 +132,7 @@ export class FanoutReconciler {
           const fanouts = (await client.list(FanoutType, { signal })).items as Fanout[];
           return fanouts
             .filter((f) => labelSelectorAsSelector(f.spec.namespaceSelector).matches(ns.metadata?.labels ?? {}))
-            .map((f) => ({ namespace: '', name: must(must(f.metadata, 'f.metadata').name, 'f.metadata!.name') }));
+            .map((f) => ({ namespace: '', name: must(must(f.metadata, 'f.metadata').name, 'f.metadata.name') }));
         }),
       )
       .named('fanout')

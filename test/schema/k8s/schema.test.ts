@@ -386,7 +386,7 @@ describe('k8s model schemas: shape', () => {
     assert.deepEqual(a, b);
     assert.equal(JSON.stringify(a), JSON.stringify(b));
     assert.equal(sharedObjects(a), 0, 'a subtree appears twice by identity; a YAML writer would emit aliases');
-    must(must(a.properties, 'a.properties').spec.properties, 'a.properties!.spec.properties').containers.description =
+    must(must(a.properties, 'a.properties').spec.properties, 'a.properties.spec.properties').containers.description =
       'changed';
     delete must(a.properties, 'a.properties').metadata;
     assert.deepEqual(k8sModelSchema('V1PodTemplateSpec'), b);
@@ -559,7 +559,7 @@ describe('k8s model schemas: shape', () => {
   it('a field description replaces its type description; list items keep the type description', () => {
     const job = must(k8sModelSchema('V1JobSpec'), "k8sModelSchema('V1JobSpec')");
     assert.match(
-      must(must(job.properties, 'job.properties').template.description, 'job.properties!.template.description'),
+      must(must(job.properties, 'job.properties').template.description, 'job.properties.template.description'),
       /^Describes the pod that will be created when executing a job/,
     );
     const sel = must(k8sModelSchema('V1LabelSelector'), "k8sModelSchema('V1LabelSelector')");
@@ -569,9 +569,9 @@ describe('k8s model schemas: shape', () => {
     );
     assert.match(
       must(
-        must(must(sel.properties, 'sel.properties').matchExpressions.items, 'sel.properties!.matchExpressions.items')
+        must(must(sel.properties, 'sel.properties').matchExpressions.items, 'sel.properties.matchExpressions.items')
           .description,
-        'sel.properties!.matchExpressions.items!.description',
+        'sel.properties.matchExpressions.items.description',
       ),
       /^A label selector requirement is a selector that contains values/,
     );
@@ -615,7 +615,7 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     assert.equal(pod.topologySpreadConstraints['x-kubernetes-list-type'], 'map');
     assert.equal(pod.nodeSelector['x-kubernetes-map-type'], 'atomic');
     assert.equal(
-      must(must(pod.containers.items, 'pod.containers.items').properties, 'pod.containers.items!.properties').ports[
+      must(must(pod.containers.items, 'pod.containers.items').properties, 'pod.containers.items.properties').ports[
         'x-kubernetes-list-type'
       ],
       'map',
@@ -623,7 +623,7 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     assert.equal(
       must(
         must(pod.ephemeralContainers.items, 'pod.ephemeralContainers.items').properties,
-        'pod.ephemeralContainers.items!.properties',
+        'pod.ephemeralContainers.items.properties',
       ).ports['x-kubernetes-list-type'],
       'map',
     );
@@ -636,7 +636,7 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     assert.equal(
       must(
         must(selector.matchExpressions.items, 'selector.matchExpressions.items').properties,
-        'selector.matchExpressions.items!.properties',
+        'selector.matchExpressions.items.properties',
       ).values['x-kubernetes-list-type'],
       'atomic',
     );
