@@ -19,6 +19,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { FakeAPIServer, TestEnvironment } from '../../src/testing/index.js';
 import { parseWire } from '../../src/testing/fake/wire.js';
 import { type Case, type Req, generate } from './fuzz-grammar.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');
@@ -133,7 +134,7 @@ type Send = (r: Req, subst?: Record<string, string>) => Promise<{ code: number; 
 async function rawClient(kc: KubeConfig): Promise<Send> {
   const opts: https.RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
-  const cluster = kc.getCurrentCluster()!;
+  const cluster = must(kc.getCurrentCluster(), 'kc.getCurrentCluster()');
   const base = new URL(cluster.server);
   const secure = base.protocol === 'https:';
   const agent = secure
@@ -187,11 +188,7 @@ async function rawClient(kc: KubeConfig): Promise<Send> {
 }
 
 function splitWarnings(header: string): string[] {
-  const out: string[] = [];
-  const re = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(header))) out.push(m[1].replace(/\\(.)/g, '$1'));
-  return out;
+  return [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1].replace(/\\(.)/g, '$1'));
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -204,7 +201,7 @@ class Normalizer {
 
   private map(m: Map<string, string>, v: string, prefix: string): string {
     if (!m.has(v)) m.set(v, `<${prefix}${m.size + 1}>`);
-    return m.get(v)!;
+    return must(m.get(v), 'm.get(v)');
   }
 
   /** The managedFields' field sets met, compared apart from the objects (aspect `fieldsV1`). */
@@ -264,6 +261,7 @@ class Normalizer {
       s = s
         .split(this.stem)
         .join('\u0000')
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks where the stem was, a byte no name can hold
         .replace(/\u0000[a-z0-9]{5}/g, `${this.stem}<suffix>`)
         .split('\u0000')
         .join(this.stem);
