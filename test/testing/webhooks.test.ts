@@ -19,6 +19,7 @@ import {
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { generateCACert, generateSignedCert } from '../../src/runtime/manager/selfsigned.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../..');
 const fixtures = join(root, 'test/fixtures/testing');
@@ -68,7 +69,11 @@ class RecordingServer {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(handler(body, url)));
       });
     });
-    await new Promise<void>((r, j) => this.server!.once('error', j).listen(this.address!.port, this.address!.host, r));
+    await new Promise<void>((r, j) =>
+      must(this.server, 'this.server')
+        .once('error', j)
+        .listen(must(this.address, 'this.address').port, must(this.address, 'this.address').host, r),
+    );
   }
 
   /**
@@ -76,7 +81,7 @@ class RecordingServer {
    * connection and no TLS session ticket of the old one lets a client skip the new handshake.
    */
   async useCertificate(tls: { cert: string | Buffer; key: string | Buffer }): Promise<void> {
-    const old = this.server!;
+    const old = must(this.server, 'this.server');
     old.closeAllConnections();
     await new Promise<void>((r) => old.close(() => r()));
     await this.serve(tls);
@@ -149,7 +154,7 @@ describe('webhook configuration files', () => {
       ],
     );
     assert.deepEqual(
-      readWebhookFiles([join(webhookDir, 'manifests.yaml')]).map((c) => c.webhooks!.length),
+      readWebhookFiles([join(webhookDir, 'manifests.yaml')]).map((c) => must(c.webhooks, 'c.webhooks').length),
       [1, 2],
       'a single file is read as well',
     );
@@ -205,13 +210,21 @@ describe('webhook configuration files', () => {
     const [, validating] = readWebhookFiles([webhookDir]);
     const out = rewriteWebhookClientConfig(validating, '::1', 9443, 'Q0E=');
     assert.deepEqual(
-      out.webhooks!.map((w) => w.clientConfig),
+      must(out.webhooks, 'out.webhooks').map((w) => w.clientConfig),
       [
         { url: 'https://[::1]:9443/validate--v1-configmap', caBundle: 'Q0E=' },
         { url: 'https://[::1]:9443/validate-by-url', caBundle: 'Q0E=' },
       ],
     );
-    assert.equal(validating.webhooks![0].clientConfig!.service!.name, 'webhook-service', 'the input is not changed');
+    assert.equal(
+      must(
+        must(must(validating.webhooks, 'validating.webhooks')[0].clientConfig, 'validating.webhooks[0].clientConfig')
+          .service,
+        'validating.webhooks[0].clientConfig.service',
+      ).name,
+      'webhook-service',
+      'the input is not changed',
+    );
   });
 
   it('points only conversion strategy Webhook at /convert, defaulting conversionReviewVersions', () => {
@@ -554,7 +567,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       else process.env.KUBECONFIG = saved;
     }
     await assert.rejects(rest.get(path), (e: unknown) => e instanceof StatusError && e.code === 404);
-    assert.equal(existsSync(certDir!), false, 'the certificate folder is removed');
+    assert.equal(existsSync(certDir), false, 'the certificate folder is removed');
     await rest.get(
       '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
     );
