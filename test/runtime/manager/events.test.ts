@@ -9,6 +9,7 @@ import { newManager } from '../../../src/runtime/manager/index.js';
 import { quiet } from './helpers.js';
 import pino from 'pino';
 import { V1ConfigMap } from '@kubernetes/client-node';
+import { must } from '../../helpers/must.js';
 
 const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'operator' }] });
 let config: KubeConfig;
@@ -178,7 +179,10 @@ describe('events the API server forbids', () => {
     assert.deepEqual(await eventsAbout('denied'), []);
 
     // The event writes count into rest_client_requests_total: three refused creates, nothing else.
-    const metric = await mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')!.get();
+    const metric = await must(
+      mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total'),
+      "mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')",
+    ).get();
     const count = (code: string, method: string) =>
       metric.values
         .filter((v) => v.labels.code === code && v.labels.method === method)
@@ -186,7 +190,11 @@ describe('events the API server forbids', () => {
     assert.equal(count('403', 'POST'), 3);
     assert.equal(count('201', 'POST'), 0);
     assert.equal(count('200', 'PATCH'), 0);
-    assert.ok(metric.values.every((v) => v.labels.host === new URL(config.getCurrentCluster()!.server).host));
+    assert.ok(
+      metric.values.every(
+        (v) => v.labels.host === new URL(must(config.getCurrentCluster(), 'config.getCurrentCluster()').server).host,
+      ),
+    );
   });
 });
 
@@ -209,7 +217,7 @@ describe('rest_client_requests_total', () => {
       );
     await mgr.getEventRecorder('counter').flush();
     const text = await mgr.getMetricsRegistry().getSingleMetricAsString('rest_client_requests_total');
-    const host = new URL(config.getCurrentCluster()!.server).host;
+    const host = new URL(must(config.getCurrentCluster(), 'config.getCurrentCluster()').server).host;
     assert.match(
       text,
       new RegExp(`rest_client_requests_total\\{code="200",method="GET",host="${host.replace(/\./g, '\\.')}"\\} 3`),

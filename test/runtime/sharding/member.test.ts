@@ -20,6 +20,7 @@ import {
 } from '../../../src/runtime/sharding/index.js';
 import { RING_LABEL, ShardMember } from '../../../src/runtime/manager/membership.js';
 import { eventually } from '../manager/helpers.js';
+import { must } from '../../helpers/must.js';
 
 const quiet = pino({ level: process.env.KF_TEST_LOG ?? 'silent' }, pino.destination(2));
 const TIMINGS = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 100 };
@@ -70,7 +71,10 @@ describe('ShardMember on Leases', () => {
       assert.ok(disjointAndComplete(ms), 'the owned ranges are disjoint and cover the space');
       const want = assignRanges(ms.map((m) => m.leaseName));
       for (const m of ms)
-        assert.ok(sameRanges(m.ownedRanges(), want.get(m.leaseName)!), `${m.identity} owns its share`);
+        assert.ok(
+          sameRanges(m.ownedRanges(), must(want.get(m.leaseName), 'want.get(m.leaseName)')),
+          `${m.identity} owns its share`,
+        );
       const leases = await rest.request<{ items: { metadata: { name: string; labels: Record<string, string> } }[] }>(
         'GET',
         '/apis/coordination.k8s.io/v1/namespaces/default/leases',
