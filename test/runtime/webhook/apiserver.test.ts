@@ -162,6 +162,7 @@ const widgetV2Conversion: Conversion<WidgetV2, WidgetV1> = {
 interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  // biome-ignore lint/suspicious/noExplicitAny: the API server's JSON, read by the tests without a schema
   body: any;
 }
 
