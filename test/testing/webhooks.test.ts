@@ -25,12 +25,19 @@ const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.met
 const fixtures = join(root, 'test/fixtures/testing');
 const webhookDir = join(fixtures, 'webhook');
 
+/** An AdmissionReview or ConversionReview as the API server sends it. */
+// biome-ignore lint/suspicious/noExplicitAny: the API server's JSON, read by the tests without a schema
+type ServedReview = any;
+
+/** An object in a ConversionReview: the fields these tests read. */
+type ServedObject = { apiVersion: string; metadata: { name: string } };
+
 /** One call the API server made to the test webhook server. */
 interface Call {
   path: string;
   /** The query the API server added (its timeout). */
   query: string;
-  body: any;
+  body: ServedReview;
 }
 
 /**
@@ -42,7 +49,7 @@ class RecordingServer {
   private server?: https.Server;
   private waiters: Array<() => void> = [];
 
-  constructor(private readonly handlers: Record<string, (body: any, url: URL) => unknown>) {}
+  constructor(private readonly handlers: Record<string, (body: ServedReview, url: URL) => unknown>) {}
 
   private address?: { host: string; port: number };
 
@@ -109,13 +116,13 @@ class RecordingServer {
   }
 }
 
-const review = (body: any, response: Record<string, unknown>) => ({
+const review = (body: ServedReview, response: Record<string, unknown>) => ({
   apiVersion: 'admission.k8s.io/v1',
   kind: 'AdmissionReview',
   response: { uid: body.request.uid, ...response },
 });
 
-const handlers: Record<string, (body: any, url: URL) => unknown> = {
+const handlers: Record<string, (body: ServedReview, url: URL) => unknown> = {
   '/mutate-webhook-kubeforge-io-v1-sprocket': (body) =>
     review(body, {
       allowed: true,
@@ -137,7 +144,10 @@ const handlers: Record<string, (body: any, url: URL) => unknown> = {
     kind: 'ConversionReview',
     response: {
       uid: body.request.uid,
-      convertedObjects: body.request.objects.map((o: any) => ({ ...o, apiVersion: body.request.desiredAPIVersion })),
+      convertedObjects: body.request.objects.map((o: ServedObject) => ({
+        ...o,
+        apiVersion: body.request.desiredAPIVersion,
+      })),
       result: { status: 'Success' },
     },
   }),
@@ -363,7 +373,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
     );
     assert.deepEqual(
-      validating.webhooks.map((w: any) => w.clientConfig),
+      validating.webhooks.map((w: { clientConfig: unknown }) => w.clientConfig),
       [
         { url: `https://127.0.0.1:${port}/validate--v1-configmap`, caBundle },
         { url: `https://127.0.0.1:${port}/validate-by-url`, caBundle },
@@ -475,12 +485,12 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       (c) =>
         c.path === '/convert' &&
         c.body.request.desiredAPIVersion === 'webhook.kubeforge.io/v2' &&
-        c.body.request.objects.some((o: any) => o.metadata.name === 's2'),
+        c.body.request.objects.some((o: ServedObject) => o.metadata.name === 's2'),
     );
     assert.ok(call, 'the API server called /convert');
     assert.equal(call.body.kind, 'ConversionReview');
     assert.equal(
-      call.body.request.objects.find((o: any) => o.metadata.name === 's2').apiVersion,
+      call.body.request.objects.find((o: ServedObject) => o.metadata.name === 's2').apiVersion,
       'webhook.kubeforge.io/v1',
     );
   });
