@@ -7,6 +7,7 @@
  * duplicates, finalizers, labels). Each case is data: the same requests go to both servers, with
  * `$RV` / `$UID` in a body replaced by what the case's setup object answered on each.
  */
+import type { Served } from './served.js';
 
 /** mulberry32: small, fast, and the same sequence on every platform. */
 export class Rng {
@@ -43,7 +44,7 @@ export class Rng {
   }
 }
 
-export type Obj = Record<string, any>;
+export type Obj = Record<string, Served>;
 
 /** One HTTP request of a case. The body is JSON (or YAML) text. */
 export interface Req {

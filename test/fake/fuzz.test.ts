@@ -20,6 +20,7 @@ import { FakeAPIServer, TestEnvironment } from '../../src/testing/index.js';
 import { parseWire } from '../../src/testing/fake/wire.js';
 import { type Case, type Req, generate } from './fuzz-grammar.js';
 import { must } from '../helpers/must.js';
+import type { Served } from './served.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');
@@ -218,7 +219,10 @@ class Normalizer {
       // Entries are sorted by time first; with the times taken out, by what is left.
       if (key === 'managedFields')
         out.sort((a, b) => {
-          const k = (e: any) => `${e?.operation} ${e?.manager} ${e?.subresource ?? ''}`;
+          const k = (e: unknown) => {
+            const f = e as { operation?: string; manager?: string; subresource?: string } | undefined;
+            return `${f?.operation} ${f?.manager} ${f?.subresource ?? ''}`;
+          };
           return k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0;
         });
       return out;
@@ -281,7 +285,7 @@ class Normalizer {
 
 function outcomeOf(n: Normalizer, a: { code: number; warnings: string[]; body: unknown }): Outcome {
   const out: Outcome = { code: a.code, warnings: a.warnings.map((w) => n.text(w)).sort() };
-  const b = a.body as Record<string, any> | string | undefined;
+  const b = a.body as Record<string, Served> | string | undefined;
   if (a.code >= 300) {
     if (b && typeof b === 'object' && b.kind === 'Status') {
       out.reason = b.reason;
