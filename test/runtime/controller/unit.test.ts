@@ -127,7 +127,7 @@ describe('controller (fake clock, channel source)', () => {
       if (req.name === 'panicky' && !panicked) {
         panicked = true;
         const o: { deep?: { x: number } } = {};
-        return { requeueAfterSeconds: must(o.deep, 'o.deep').x }; // TypeError: a programming error
+        return { requeueAfterSeconds: (o.deep as { x: number }).x }; // TypeError: a programming error
       }
     });
     t.src.send(obj('terminal'));
