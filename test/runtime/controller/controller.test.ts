@@ -393,7 +393,7 @@ describe('controller on a real API server', () => {
           calls.set(req.name, n);
           if (req.name === 'panicky' && n === 1) {
             const o: { deep?: { x: number } } = {};
-            return { requeueAfterSeconds: must(o.deep, 'o.deep').x }; // TypeError: a programming error
+            return { requeueAfterSeconds: (o.deep as { x: number }).x }; // TypeError: a programming error
           }
           if (req.name === 'terminal') throw new TerminalError('spec can never work');
         });
