@@ -289,8 +289,8 @@ describe('a sharded informer holds its shard, filtered by the server where it ca
     it(`${which} server: ranges given up (a member joined) are dropped without a list and the watch goes on; ranges taken are listed`, async () => {
       const s = which === 'gated' ? gated : plain;
       // Alone in the ring, then a second member joins: consistent hashing only takes from r0.
-      const alone: ShardSpec = { field: 'uid', ranges: assignRanges(['r0'], 8).get('r0')! };
-      const joined = assignRanges(['r0', 'r1'], 8).get('r0')!;
+      const alone: ShardSpec = { field: 'uid', ranges: must(assignRanges(['r0'], 8).get('r0'), 'r0 alone') };
+      const joined = must(assignRanges(['r0', 'r1'], 8).get('r0'), 'r0 joined');
       assert.equal(subtractRanges(joined, alone.ranges).length, 0, 'r0 after the join holds a part of what it held');
       const c = await shardedCache(s, alone);
       try {

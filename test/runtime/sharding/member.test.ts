@@ -89,7 +89,7 @@ describe('ShardMember on Leases', () => {
   it('members started together (within a retry period) each open only their share: none takes the whole space first', async () => {
     const ms = ['a', 'b', 'c'].map((id) => member('together', id));
     const opened = new Map(ms.map((m) => [m, [] as HashRange[]]));
-    for (const m of ms) m.onOpened((r) => opened.get(m)!.push(...r));
+    for (const m of ms) m.onOpened((r) => must(opened.get(m), 'opened.get(m)').push(...r));
     const ac = new AbortController();
     const done: Promise<unknown>[] = [];
     try {
@@ -102,8 +102,11 @@ describe('ShardMember on Leases', () => {
       const want = assignRanges(ms.map((m) => m.leaseName));
       for (const m of ms)
         assert.ok(
-          sameRanges(unionRanges([], opened.get(m)!), want.get(m.leaseName)!),
-          `${m.identity} opened exactly its share (${coverage(unionRanges([], opened.get(m)!)).toFixed(3)} of the space), nothing it had to give up`,
+          sameRanges(
+            unionRanges([], must(opened.get(m), 'opened.get(m)')),
+            must(want.get(m.leaseName), 'want.get(m.leaseName)'),
+          ),
+          `${m.identity} opened exactly its share (${coverage(unionRanges([], must(opened.get(m), 'opened.get(m)'))).toFixed(3)} of the space), nothing it had to give up`,
         );
     } finally {
       ac.abort();
