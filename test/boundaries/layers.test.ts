@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const SRC = join(root, 'src');
@@ -202,7 +203,7 @@ describe('layers (ARCHITECTURE.md)', () => {
         return;
       }
       state.set(n, 'visiting');
-      for (const d of graph.get(n)!) visit(d, [...path, n]);
+      for (const d of must(graph.get(n), 'graph.get(n)')) visit(d, [...path, n]);
       state.set(n, 'done');
     };
     for (const n of [...graph.keys()].sort()) visit(n, []);

@@ -22,8 +22,12 @@ async function kubeforge(cwd: string, ...args: string[]) {
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${out}${err}`);
   return { out, err };
@@ -367,7 +371,9 @@ describe('kubeforge alpha generate', () => {
       cwd: original,
       color: false,
       out: () => {},
-      err: (t) => void (err += t),
+      err: (t) => {
+        err += t;
+      },
     });
     assert.equal(code, 1);
     assert.match(err, /KF1073/);

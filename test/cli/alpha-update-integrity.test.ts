@@ -68,8 +68,12 @@ async function kubeforge(cwd: string, ...args: string[]) {
     const code = await run(['node', 'kubeforge', ...args], {
       cwd,
       color: false,
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        err += t;
+      },
     });
     return { code, out, err };
   } finally {
@@ -188,7 +192,7 @@ describe('alpha update fetches an old kubeforge only verified', { timeout: 10 * 
     const r = await kubeforge(dir, 'alpha', 'update');
     assert.equal(r.code, 0, r.err);
     assert.deepEqual(npmCalls(), [
-      `pack kubeforge@${OLD} --pack-destination ${npmCalls()[0]!.split(' ')[3]} --silent --ignore-scripts`,
+      `pack kubeforge@${OLD} --pack-destination ${npmCalls()[0].split(' ')[3]} --silent --ignore-scripts`,
     ]);
     assert.match(r.out, /from kubeforge 0\.0\.9 \(npm, integrity as PROJECT \(cliIntegrity\) records\)/);
     assert.match(git(dir, 'show', 'HEAD:Makefile'), /^IMG \?=/m);

@@ -20,6 +20,7 @@ import { run } from '../../src/cli/index.js';
 import { packageRoot, packageVersion } from '../../src/util/package-root.js';
 import { kubeforgeAt } from '../oracle/tools.js';
 import { unpinned } from '../helpers/workflows.js';
+import { must } from '../helpers/must.js';
 
 const repo = packageRoot();
 const OLD_COMMIT = 'a2987c0';
@@ -41,8 +42,12 @@ async function kubeforge(cwd: string, ...args: string[]) {
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }
@@ -81,15 +86,15 @@ function runWorkflow(steps: Step[], cwd: string, bin: string): { logs: Record<st
     e.replace(/\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)\s*\}\}/g, (_, id, k) => outputs[id]?.[k] ?? '');
   const value = (e: string) => {
     const m = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(e.trim());
-    if (m) return outputs[m[1]!]?.[m[2]!] ?? '';
+    if (m) return outputs[m[1]]?.[m[2]] ?? '';
     const s = /^'([^']*)'$/.exec(e.trim());
     assert.ok(s, `an expression this runner reads: ${e}`);
-    return s[1]!;
+    return s[1];
   };
   const condition = (c: string) => {
     const m = /^(.+?)\s*(==|!=)\s*(.+)$/.exec(c);
     assert.ok(m, `a condition this runner reads: ${c}`);
-    return m[2] === '==' ? value(m[1]!) === value(m[3]!) : value(m[1]!) !== value(m[3]!);
+    return m[2] === '==' ? value(m[1]) === value(m[3]) : value(m[1]) !== value(m[3]);
   };
   const temp = join(root, 'runner-temp');
   mkdirSync(temp, { recursive: true });
@@ -102,7 +107,7 @@ function runWorkflow(steps: Step[], cwd: string, bin: string): { logs: Record<st
     const output = join(temp, `output-${step.id ?? step.name.replace(/\W/g, '')}`);
     writeFileSync(output, '');
     const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expr(v)]));
-    const r = spawnSync('bash', ['-e', '-c', step.run!], {
+    const r = spawnSync('bash', ['-e', '-c', must(step.run, 'step.run')], {
       cwd,
       encoding: 'utf8',
       env: {
@@ -147,7 +152,7 @@ describe('edit --plugins autoupdate/v1-alpha', () => {
     const yaml = readFileSync(join(project, WORKFLOW), 'utf8');
     const doc = parse(yaml) as { on: Record<string, unknown>; jobs: Record<string, { steps: Step[] }> };
     assert.deepEqual(Object.keys(doc.on).sort(), ['schedule', 'workflow_dispatch']);
-    steps = doc.jobs['auto-update']!.steps;
+    steps = doc.jobs['auto-update'].steps;
     assert.deepEqual(unpinned(yaml), []);
     assert.match(yaml, /kubeforge@latest alpha update --force --restore-path \.github\/workflows/);
     const recorded = parse(readFileSync(join(project, 'PROJECT'), 'utf8')) as { plugins: Record<string, unknown> };
@@ -184,7 +189,7 @@ exec node "${join(repo, 'bin/kubeforge.js')}" "$@" --from-version "${old}"`,
 while [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "${join(root, 'issue.md')}"; shift; done`,
     );
     const { logs } = runWorkflow(steps, project, bin);
-    assert.match(logs['Run kubeforge alpha update']!, /Conflicts \(1\):\n\s+Makefile/);
+    assert.match(logs['Run kubeforge alpha update'], /Conflicts \(1\):\n\s+Makefile/);
     assert.equal(git(origin, 'rev-parse', '--verify', `refs/heads/${BRANCH}`).length, 40, 'the branch is pushed');
     // --restore-path .github/workflows: the workflows on the branch are main's.
     assert.equal(git(origin, 'diff', '--stat', 'main', BRANCH, '--', '.github/workflows'), '');
@@ -236,7 +241,7 @@ while [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "${join(root, 'issue.md
     git(root, 'clone', '--quiet', origin, clone);
     rmSync(join(root, 'calls.log'));
     const { logs } = runWorkflow(steps, clone, bin);
-    assert.match(logs['Push the branch']!, /pushed by an earlier run/);
+    assert.match(logs['Push the branch'], /pushed by an earlier run/);
     assert.equal(logs['Open an issue'], '(skipped)');
     assert.ok(!readFileSync(join(root, 'calls.log'), 'utf8').includes('gh '));
     assert.ok(existsSync(join(clone, WORKFLOW)));

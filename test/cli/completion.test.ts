@@ -5,13 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
+import { must } from '../helpers/must.js';
 
 async function script(shell: string): Promise<string> {
   let out = '';
   const code = await run(['node', 'kubeforge', 'completion', shell], {
     cwd: '/',
     color: false,
-    out: (t) => void (out += t),
+    out: (t) => {
+      out += t;
+    },
     err: () => {},
   });
   assert.equal(code, 0);
@@ -83,24 +86,26 @@ describe('kubeforge completion', () => {
     const bash = await script('bash');
     assert.match(ps, /^# PowerShell completion for kubeforge/);
     assert.match(ps, /Register-ArgumentCompleter -Native -CommandName kubeforge -ScriptBlock \{/);
-    const psList = (body: string) => [...body.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'"));
+    const psList = (body: string) => [...body.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replace(/''/g, "'"));
     const psWords = new Map(
-      [...ps.matchAll(/^ {4}'([^']*)' = @\((.*)\)$/gm)].map((m) => [m[1]!, psList(m[2]!).join(' ')] as const),
+      [...ps.matchAll(/^ {4}'([^']*)' = @\((.*)\)$/gm)].map((m) => [m[1], psList(m[2]).join(' ')] as const),
     );
     const bashWords = new Map(
-      [...bash.matchAll(/^ {4}'([^']*)'\) words='([^']*)' ;;$/gm)].map((m) => [m[1]!, m[2]!] as const),
+      [...bash.matchAll(/^ {4}'([^']*)'\) words='([^']*)' ;;$/gm)].map((m) => [m[1], m[2]] as const),
     );
     assert.ok(bashWords.size > 10);
     // Each command path completes to the same words (choices share the table: '--license' is a flag, not a path).
     for (const [path, w] of bashWords) assert.equal(psWords.get(path), w, `words of "${path}"`);
     assert.equal(psWords.get('completion'), 'bash zsh fish powershell --help');
     assert.equal(psWords.get('--license'), 'apache2 none');
-    const valueFlags = (re: RegExp, text: string) => new Set(psList(re.exec(text)![1]!));
+    const valueFlags = (re: RegExp, text: string) => new Set(psList(must(re.exec(text), 're.exec(text)')[1]));
     assert.deepEqual(
       valueFlags(/\$valueFlags = @\((.*)\)/, ps),
       new Set(
-        /^ {6}([^\n]*)\) i=\$\(\(i \+ 1\)\) ;;$/m
-          .exec(bash)![1]!
+        must(
+          /^ {6}([^\n]*)\) i=\$\(\(i \+ 1\)\) ;;$/m.exec(bash),
+          '/^ {6}([^\\n]*)\\) i=\\$\\(\\(i \\+ 1\\)\\) ;;$/m .exec(bash)',
+        )[1]
           .split('|')
           .map((f) => f.replace(/^'|'$/g, '')),
       ),

@@ -16,6 +16,7 @@ import { run } from '../../src/cli/index.js';
 import { asChartRendersIt, docs, key, type Obj } from '../helpers/chart.js';
 import { snapshot } from '../helpers/tree.js';
 import { helm } from '../oracle/tools.js';
+import { must } from '../helpers/must.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-helm-hostile-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -27,8 +28,12 @@ async function kubeforge(cwd: string, ...args: string[]) {
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }
@@ -98,7 +103,10 @@ describe('helm/v2-alpha chart under hostile use, rendered by helm', { timeout: 2
     await ok(dir, 'manifests');
     await ok(dir, 'edit', '--plugins', 'helm/v2-alpha');
     const got = assertChartIsConfig(dir, 'hostile');
-    const crd = got.get('CustomResourceDefinition//frigates.ship.example.com')!;
+    const crd = must(
+      got.get('CustomResourceDefinition//frigates.ship.example.com'),
+      "got.get('CustomResourceDefinition//frigates.ship.example.com')",
+    );
     const description = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.branch.description;
     assert.equal(description, HOSTILE.join('\n\n'));
     assert.equal((await kubeforge(dir, 'manifests', '--check')).code, 0);
@@ -118,29 +126,35 @@ describe('helm/v2-alpha chart under hostile use, rendered by helm', { timeout: 2
     assert.ok(got.has('Role/scope-system/scope-manager-role'));
     assert.ok(got.has('RoleBinding/scope-system/scope-manager-rolebinding'));
     assert.ok(![...got.keys()].some((k) => k.startsWith('ClusterRole/scope-manager-role')));
-    const manager = got.get('Deployment/scope-system/scope-controller-manager')!;
+    const manager = must(
+      got.get('Deployment/scope-system/scope-controller-manager'),
+      "got.get('Deployment/scope-system/scope-controller-manager')",
+    );
     assert.deepEqual(
       manager.spec.template.spec.containers[0].env.find((e: Obj) => e.name === 'WATCH_NAMESPACE'),
       { name: 'WATCH_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
     );
     // values.yaml (the user's) can still add variables after it.
-    const withEnv = docs(
-      tool(
-        helmBin,
-        [
-          'template',
-          'scope',
-          'dist/chart',
-          '--namespace',
-          'scope-system',
-          '--set',
-          'manager.env[0].name=A',
-          '--set',
-          'manager.env[0].value=b',
-        ],
-        dir,
-      ),
-    ).find((o) => o.kind === 'Deployment')!;
+    const withEnv = must(
+      docs(
+        tool(
+          helmBin,
+          [
+            'template',
+            'scope',
+            'dist/chart',
+            '--namespace',
+            'scope-system',
+            '--set',
+            'manager.env[0].name=A',
+            '--set',
+            'manager.env[0].value=b',
+          ],
+          dir,
+        ),
+      ).find((o) => o.kind === 'Deployment'),
+      "docs( tool( helmBin, [ 'template', 'scope', 'dist/chart', '--namesp...",
+    );
     assert.deepEqual(
       withEnv.spec.template.spec.containers[0].env.map((e: Obj) => e.name),
       ['WATCH_NAMESPACE', 'A'],
@@ -150,7 +164,7 @@ describe('helm/v2-alpha chart under hostile use, rendered by helm', { timeout: 2
     // A chart left of the cluster scope (as edit made it before) is drift.
     const namespaced = snapshot(join(dir, 'dist'));
     for (const f of ['chart/templates/manager/manager.yaml', 'chart/templates/rbac/manager-rolebinding.yaml'])
-      writeFileSync(join(dir, 'dist', f), cluster[f]!);
+      writeFileSync(join(dir, 'dist', f), cluster[f]);
     const check = await kubeforge(dir, 'manifests', '--check');
     assert.equal(check.code, 1, check.out + check.err);
     assert.match(check.out, /dist\/chart\/templates\/manager\/manager\.yaml/);

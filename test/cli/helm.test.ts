@@ -32,6 +32,7 @@ import { packageRoot } from '../../src/util/package-root.js';
 import { asChartRendersIt, DIFFERENCES, docs, key, type Obj } from '../helpers/chart.js';
 import { runGenerate } from '../../src/scaffolds/alpha-generate.js';
 import { goModuleDir, helm, kubebuilder } from '../oracle/tools.js';
+import { must } from '../helpers/must.js';
 
 /** The cert-manager release whose CRDs check the chart's Certificates and Issuer. */
 const CERT_MANAGER_VERSION = 'v1.20.2';
@@ -54,8 +55,12 @@ async function kubeforge(cwd: string, ...args: string[]): Promise<{ code: number
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }
@@ -122,6 +127,7 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
       assert.match(makefile, new RegExp(`^${t}:`, 'm'), t);
     assert.equal(
       sh('make', ['-n', 'helm-deploy', 'IMG=example.com/op:v2'], project).stdout.includes(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the Makefile's shell expansion, expected verbatim
         '--set manager.image.repository=${IMG%:*}',
       ),
       true,
@@ -170,7 +176,7 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
       .sort();
     assert.deepEqual(policies, ['project-allow-metrics-traffic', 'project-allow-webhook-traffic']);
     // The same objects kustomize makes of those folders, with config/default's prefix and namespace.
-    const fromConfig = docs(ok('kubectl', ['kustomize', 'config/prometheus'], project))[0]!;
+    const fromConfig = docs(ok('kubectl', ['kustomize', 'config/prometheus'], project))[0];
     assert.deepEqual(monitor?.spec, fromConfig.spec);
   });
 
@@ -191,7 +197,10 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
         'manager.resources.limits.memory=1Gi',
       ),
     );
-    const d = out.find((o) => o.kind === 'Deployment')!;
+    const d = must(
+      out.find((o) => o.kind === 'Deployment'),
+      "out.find((o) => o.kind === 'Deployment')",
+    );
     const c = d.spec.template.spec.containers[0];
     assert.equal(c.image, 'example.com/op:v2');
     assert.equal(d.spec.replicas, 2);
@@ -203,22 +212,34 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
       names.every((n) => n.startsWith('shop-project-')),
       names.join(', '),
     );
-    const cert = other.find((o) => o.kind === 'Certificate' && o.metadata.name === 'shop-project-serving-cert')!;
+    const cert = must(
+      other.find((o) => o.kind === 'Certificate' && o.metadata.name === 'shop-project-serving-cert'),
+      "other.find((o) => o.kind === 'Certificate' && o.metadata.name === '...",
+    );
     assert.deepEqual(cert.spec.dnsNames, [
       'shop-project-webhook-service.ops.svc',
       'shop-project-webhook-service.ops.svc.cluster.local',
     ]);
-    const hook = other.find((o) => o.kind === 'MutatingWebhookConfiguration')!;
+    const hook = must(
+      other.find((o) => o.kind === 'MutatingWebhookConfiguration'),
+      "other.find((o) => o.kind === 'MutatingWebhookConfiguration')",
+    );
     assert.equal(hook.metadata.annotations['cert-manager.io/inject-ca-from'], 'ops/shop-project-serving-cert');
     assert.deepEqual(hook.webhooks[0].clientConfig.service, {
       name: 'shop-project-webhook-service',
       namespace: 'ops',
       path: hook.webhooks[0].clientConfig.service.path,
     });
-    const crd = other.find((o) => o.kind === 'CustomResourceDefinition')!;
+    const crd = must(
+      other.find((o) => o.kind === 'CustomResourceDefinition'),
+      "other.find((o) => o.kind === 'CustomResourceDefinition')",
+    );
     assert.deepEqual(crd.spec.conversion.webhook.clientConfig.service.name, 'shop-project-webhook-service');
     assert.equal(
-      other.find((o) => o.kind === 'Deployment')!.spec.template.spec.serviceAccountName,
+      must(
+        other.find((o) => o.kind === 'Deployment'),
+        "other.find((o) => o.kind === 'Deployment')",
+      ).spec.template.spec.serviceAccountName,
       'shop-project-controller-manager',
     );
     const crdOff = docs(
@@ -434,12 +455,18 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
         key(o),
       );
     }
-    const crd = rendered.find((o) => o.kind === 'CustomResourceDefinition')!;
+    const crd = must(
+      rendered.find((o) => o.kind === 'CustomResourceDefinition'),
+      "rendered.find((o) => o.kind === 'CustomResourceDefinition')",
+    );
     assert.ok(
       crd.spec.versions.find((v: Obj) => v.name === 'v1').schema.openAPIV3Schema.properties.spec.properties.jobLabel,
     );
     assert.equal(crd.spec.conversion.strategy, 'Webhook', 'the conversion webhook of config/crd/patches stays');
-    const role = rendered.find((o) => o.metadata.name === 'project-manager-role')!;
+    const role = must(
+      rendered.find((o) => o.metadata.name === 'project-manager-role'),
+      "rendered.find((o) => o.metadata.name === 'project-manager-role')",
+    );
     assert.ok(role.rules.some((x: Obj) => x.resources.includes('configmaps')));
     r = await kubeforge(project, 'manifests', '--check', '--no-cache');
     assert.equal(r.code, 0, r.out + r.err);
@@ -471,7 +498,9 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
       {
         cwd: project,
         out: () => {},
-        err: (t: string) => void (err += t),
+        err: (t: string) => {
+          err += t;
+        },
         // npm install is not what this test checks: the new project gets the same node_modules links.
         install: async (dir: string) => {
           mkdirSync(join(dir, 'node_modules'));
@@ -553,7 +582,7 @@ describe('edit --plugins helm/v2-alpha on testdata/project', { timeout: 15 * 60_
         a.length === b.length &&
         a.every((x) => x && typeof x === 'object')
       ) {
-        a.forEach((x, i) => diff(x, b[i], `${path}.${i}`, at));
+        for (const [i, x] of a.entries()) diff(x, b[i], `${path}.${i}`, at);
       } else found.push(`${at} ${path}`);
     };
     for (const [k, o] of theirs) if (ours.has(k)) diff(o, ours.get(k), '', k);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 const root = packageRoot();
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -61,7 +62,8 @@ describe('the packed package', () => {
     assert.deepEqual(extra, [], 'files outside the allowed list (sources, tests, build output, maps)');
     for (const [sub, target] of Object.entries(pkg.exports)) {
       const paths = typeof target === 'string' ? [target] : [target.types, target.default].filter(Boolean);
-      for (const p of paths) assert.ok(files.includes(p!.replace(/^\.\//, '')), `exports["${sub}"] -> ${p} is packed`);
+      for (const p of paths)
+        assert.ok(files.includes(must(p, 'p').replace(/^\.\//, '')), `exports["${sub}"] -> ${p} is packed`);
     }
     for (const bin of Object.values(pkg.bin))
       assert.ok(files.includes(bin.replace(/^\.\//, '')), `bin ${bin} is packed`);
@@ -85,7 +87,7 @@ describe('the packed package', () => {
     dirs.push(work);
     const pack = npm(['pack', '--ignore-scripts', '--pack-destination', work], root);
     assert.equal(pack.status, 0, pack.stderr);
-    const tgz = join(work, pack.stdout.trim().split('\n').at(-1)!);
+    const tgz = join(work, must(pack.stdout.trim().split('\n').at(-1), "pack.stdout.trim().split('\\n').at(-1)"));
     const prefix = join(work, 'prefix');
     const install = npm(['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tgz], work);
     assert.equal(install.status, 0, install.stderr);

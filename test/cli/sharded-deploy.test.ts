@@ -19,6 +19,7 @@ import { run } from '../../src/cli/index.js';
 import { eventually, TestEnvironment } from '../../src/testing/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { helm } from '../oracle/tools.js';
+import { must } from '../helpers/must.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-sharded-'));
 const dir = join(root, 'fleet');
@@ -35,7 +36,9 @@ async function kubeforge(cwd: string, ...args: string[]): Promise<string> {
     cwd,
     color: false,
     out: () => {},
-    err: (t) => void (err += t),
+    err: (t) => {
+      err += t;
+    },
   });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
   return err;
@@ -65,9 +68,18 @@ before(async () => {
 describe('a sharded project deploys and runs', () => {
   it('config/default: a Deployment of 3 replicas with --shard-ring=fleet, no --leader-elect, the Lease Role; the API server accepts it', () => {
     const objects = parseAllDocuments(kubectl('kustomize', 'config/default')).map((d) => d.toJS() as K8sObject);
-    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    const deployment = must(
+      objects.find((o) => o.kind === 'Deployment'),
+      "objects.find((o) => o.kind === 'Deployment')",
+    );
     assert.equal(deployment.spec?.replicas, 3);
-    const args = deployment.spec!.template!.spec.containers.find((c) => c.name === 'manager')!.args!;
+    const args = must(
+      must(
+        must(deployment.spec.template, 'deployment.spec.template').spec.containers.find((c) => c.name === 'manager'),
+        "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",
+      ).args,
+      "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",
+    );
     assert.ok(args.includes('--shard-ring=fleet'), args.join(' '));
     assert.ok(!args.some((a) => a.startsWith('--leader-elect')), args.join(' '));
     const leaseRole = objects.find((o) => o.kind === 'Role' && o.metadata.name === 'fleet-leader-election-role') as
@@ -91,12 +103,20 @@ describe('a sharded project deploys and runs', () => {
       ).manager;
     /** What config/default deploys now: the Deployment's replicas and the manager's args. */
     const deployed = () => {
-      const deployment = parseAllDocuments(kubectl('kustomize', 'config/default'))
-        .map((d) => d.toJS() as K8sObject)
-        .find((o) => o.kind === 'Deployment')!;
+      const deployment = must(
+        parseAllDocuments(kubectl('kustomize', 'config/default'))
+          .map((d) => d.toJS() as K8sObject)
+          .find((o) => o.kind === 'Deployment'),
+        "parseAllDocuments(kubectl('kustomize', 'config/default')) .map((d) ...",
+      );
       return {
-        replicas: deployment.spec!.replicas,
-        args: deployment.spec!.template!.spec.containers.find((c) => c.name === 'manager')!.args,
+        replicas: must(deployment.spec, 'deployment.spec').replicas,
+        args: must(
+          must(must(deployment.spec, 'deployment.spec').template, 'deployment.spec.template').spec.containers.find(
+            (c) => c.name === 'manager',
+          ),
+          "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",
+        ).args,
       };
     };
     const chart = () => ({ replicas: values().replicas, args: values().args });
@@ -131,13 +151,21 @@ describe('a sharded project deploys and runs', () => {
       encoding: 'utf8',
     });
     assert.equal(rendered.status, 0, rendered.stderr);
-    const deployment = parseAllDocuments(rendered.stdout)
-      .map((d) => d.toJS() as K8sObject | null)
-      .find((o) => o?.kind === 'Deployment')!;
+    const deployment = must(
+      parseAllDocuments(rendered.stdout)
+        .map((d) => d.toJS() as K8sObject | null)
+        .find((o) => o?.kind === 'Deployment'),
+      'parseAllDocuments(rendered.stdout) .map((d) => d.toJS() as K8sObjec...',
+    );
     assert.deepEqual(
       {
-        replicas: deployment.spec!.replicas,
-        args: deployment.spec!.template!.spec.containers.find((c) => c.name === 'manager')!.args,
+        replicas: must(deployment.spec, 'deployment.spec').replicas,
+        args: must(
+          must(must(deployment.spec, 'deployment.spec').template, 'deployment.spec.template').spec.containers.find(
+            (c) => c.name === 'manager',
+          ),
+          "deployment.spec!.template!.spec.containers.find((c) => c.name === '...",
+        ).args,
       },
       deployed(),
     );
@@ -183,8 +211,8 @@ describe('a sharded project deploys and runs', () => {
         { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       const r = { child, logs: '' };
-      child.stdout!.on('data', (d) => (r.logs += d));
-      child.stderr!.on('data', (d) => (r.logs += d));
+      child.stdout.on('data', (d) => (r.logs += d));
+      child.stderr.on('data', (d) => (r.logs += d));
       replicas.push(r);
     };
     const leases = () =>

@@ -14,6 +14,7 @@ import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { snapshot } from '../helpers/tree.js';
+import { must } from '../helpers/must.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-sharded-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -24,8 +25,12 @@ async function kubeforge(cwd: string, ...args: string[]) {
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }
@@ -59,7 +64,10 @@ function deployment(dir: string): { replicas: number; args: string[] } {
   const docs = read(dir, MANAGER)
     .split(/^---$/m)
     .map((d) => parse(d) as { kind: string; spec: Record<string, unknown> });
-  const d = docs.find((x) => x.kind === 'Deployment')!;
+  const d = must(
+    docs.find((x) => x.kind === 'Deployment'),
+    "docs.find((x) => x.kind === 'Deployment')",
+  );
   const spec = d.spec as { replicas: number; template: { spec: { containers: { args: string[] }[] } } };
   return { replicas: spec.replicas, args: spec.template.spec.containers[0].args };
 }

@@ -18,6 +18,7 @@ import { linkDependencies, scaffoldFrigateProject } from './project.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { isNotFound } from '../../src/runtime/client/errors.js';
 import { TestEnvironment } from '../../src/testing/environment.js';
+import { must } from '../helpers/must.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-dev-test-'));
 const project = join(work, 'fleet');
@@ -28,8 +29,12 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; out: st
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }
@@ -124,7 +129,7 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
         await session.start();
         assert.match(log, /cluster +https:\/\/127\.0\.0\.1:\d+ \(context /);
         assert.match(log, /1 CRD\(s\), 1 ClusterRole\(s\), 2 webhook configuration\(s\)/);
-        const pid = session.managerPid!;
+        const pid = must(session.managerPid, 'session.managerPid');
         assert.ok(pid > 0);
         // A second session in the same project is refused before it touches anything; on its way
         // out it must not remove the first one's kubeconfig (it did before the lock).
@@ -231,7 +236,7 @@ describe('kubeforge dev', { timeout: 15 * 60_000 }, () => {
           assert.ok(Date.now() < deadline, `${what}:\n${get()}`);
           await new Promise((r) => setTimeout(r, 50));
         }
-        return get().match(re)!;
+        return must(get().match(re), 'get().match(re)');
       };
       try {
         for (const mode of ['strict', 'async'] as const) {

@@ -17,6 +17,7 @@ import { DevSession } from '../../src/dev/session.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { linkDependencies, scaffoldFrigateProject } from './project.js';
+import { must } from '../helpers/must.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-dev-fake-'));
 const project = join(work, 'fleet');
@@ -84,7 +85,7 @@ describe('kubeforge dev --fake', { timeout: 5 * 60_000 }, () => {
       );
       assert.match(log, /1 CRD\(s\), 1 ClusterRole\(s\), 2 webhook configuration\(s\)/);
       const kc = new KubeConfig();
-      kc.loadFromFile(session.kubeconfigPath!);
+      kc.loadFromFile(must(session.kubeconfigPath, 'session.kubeconfigPath'));
       rest = new RestClient(kc);
       const api = rest;
       const crd = await api.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/frigates.ship.example.com');

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { alive, LockHeld, readLock, SessionLock } from '../../src/dev/lock.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-dev-lock-'));
 const started: ChildProcess[] = [];
@@ -80,9 +81,9 @@ describe('dev: the session lock and its watchdog', () => {
     let reported: number[] = [];
     const lock = SessionLock.acquire(dir, (_rec, killed) => (reported = killed));
     assert.deepEqual(reported, [left.pid]);
-    await until('the recorded process is gone', () => !alive(left.pid!));
-    assert.ok(alive(reused.pid!), 'a process that reused a recorded pid runs on');
-    assert.ok(alive(restarted.pid!), 'so does one of the same program started later');
+    await until('the recorded process is gone', () => !alive(must(left.pid, 'left.pid')));
+    assert.ok(alive(must(reused.pid, 'reused.pid')), 'a process that reused a recorded pid runs on');
+    assert.ok(alive(must(restarted.pid, 'restarted.pid')), 'so does one of the same program started later');
     assert.equal(existsSync(join(dir, 'plane')), false);
     assert.equal(existsSync(join(dir, 'kubeconfig')), false);
     assert.equal(readLock(dir)?.pid, process.pid);
@@ -110,14 +111,14 @@ describe('dev: the session lock and its watchdog', () => {
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     started.push(session);
-    await new Promise<void>((r) => session.stdout!.on('data', (c) => String(c).includes('locked') && r()));
+    await new Promise<void>((r) => session.stdout.on('data', (c) => String(c).includes('locked') && r()));
     assert.equal(readLock(dir)?.pid, session.pid);
     assert.deepEqual(
       readLock(dir)?.children.map((c) => c.pid),
       [child.pid],
     );
     session.kill('SIGKILL');
-    await until('the watchdog stops the recorded process', () => !alive(child.pid!));
+    await until('the watchdog stops the recorded process', () => !alive(must(child.pid, 'child.pid')));
     await until('and removes the lock', () => !existsSync(join(dir, 'lock')));
     assert.equal(existsSync(join(dir, 'plane')), false);
     assert.equal(existsSync(join(dir, 'kubeconfig')), false);
@@ -132,7 +133,7 @@ describe('dev: the session lock and its watchdog', () => {
     assert.match(readFileSync(join(dir, 'lock'), 'utf8'), new RegExp(`"pid":${child.pid}`));
     lock.release();
     await new Promise((r) => setTimeout(r, 600));
-    assert.ok(alive(child.pid!), 'the watchdog of a released lock kills nothing');
+    assert.ok(alive(must(child.pid, 'child.pid')), 'the watchdog of a released lock kills nothing');
     assert.ok(existsSync(join(dir, 'kubeconfig')));
   });
 });

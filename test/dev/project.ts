@@ -35,8 +35,12 @@ export async function scaffoldFrigateProject(project: string): Promise<void> {
     const code = await run(['node', 'kubeforge', ...args], {
       cwd: project,
       color: false,
-      out: (t) => void (out += t),
-      err: (t) => void (out += t),
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        out += t;
+      },
     });
     assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${out}`);
   }

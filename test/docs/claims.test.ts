@@ -17,6 +17,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 const root = packageRoot();
 const DOCS = [
@@ -377,8 +378,8 @@ export function testReferences(text: string): TestReference[] {
   const out: TestReference[] = [];
   for (const { text: raw, line } of unfencedLines(text))
     for (const m of raw.matchAll(TEST_REF)) {
-      const titles = [...(m[2] ?? '').matchAll(/"([^"\n]+)"/g)].map((t) => t[1]!);
-      out.push({ file: m[1]!, titles, line });
+      const titles = [...(m[2] ?? '').matchAll(/"([^"\n]+)"/g)].map((t) => must(t[1], 'a quoted title'));
+      out.push({ file: must(m[1], 'the test file of a reference'), titles, line });
     }
   return out;
 }
@@ -393,7 +394,7 @@ export function declaredTitles(code: string): { parts: string[]; re: RegExp }[] 
   // `it(`, `describe.skip(`, a subtest's `t.test(`; not `re.test('...')`.
   const call = /(?:(?<![\w$.])(?:it|test|describe)|\bt\.test)(?:\.(?:skip|only|todo))?\(\s*(['"`])/g;
   for (let m = call.exec(code); m; m = call.exec(code)) {
-    const quote = m[1]!;
+    const quote = must(m[1], 'the quote of a title');
     const parts: string[] = [''];
     let i = call.lastIndex;
     for (; i < code.length && code[i] !== quote; i++) {
@@ -426,7 +427,7 @@ function titleDeclared(title: string, declared: { parts: string[]; re: RegExp }[
   const prefix = title.slice(0, -1);
   return declared.some(
     ({ parts, re }) =>
-      parts[0]!.startsWith(prefix) || (parts.length > 1 && new RegExp(re.source.slice(0, -1), 's').test(prefix)),
+      (parts[0] ?? '').startsWith(prefix) || (parts.length > 1 && new RegExp(re.source.slice(0, -1), 's').test(prefix)),
   );
 }
 
@@ -437,8 +438,9 @@ export function sections(text: string): { heading: string; line: number; body: s
   text.split('\n').forEach((raw, i) => {
     if (/^\s*```/.test(raw)) fenced = !fenced;
     const h = fenced ? null : /^#{1,3} (.+)$/.exec(raw);
-    if (h) out.push({ heading: h[1]!.trim(), line: i + 1, body: '' });
-    else if (out.length > 0) out[out.length - 1]!.body += `${raw}\n`;
+    const last = out.at(-1);
+    if (h) out.push({ heading: (h[1] ?? '').trim(), line: i + 1, body: '' });
+    else if (last) last.body += `${raw}\n`;
   });
   return out;
 }
@@ -511,6 +513,7 @@ describe('the docs name the tests that hold their claims', () => {
   it('a missing test file, a missing title and a section naming no test fail the check', () => {
     const files: Record<string, string> = {
       'test/a.test.ts':
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a test file's text, with a template-literal title
         "describe('the a', () => {\n  it('keeps its word', () => {});\n  it(`checks ${kind} twice`, () => {});\n  assert.ok(/x/.test('keeps its promise'));\n});\n",
     };
     const doc = [

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
 import { ts } from '../../src/util/typescript.cjs';
+import { must } from '../helpers/must.js';
 
 const root = packageRoot();
 const DOCS = [
@@ -78,7 +79,7 @@ function proseImports(doc: string, line: number, text: string): Found[] {
     for (const m of cell.matchAll(/`[^`]+` \(`(kubeforge(?:\/[a-z/]+)?)`/g)) {
       // Walk back over a list of backticked names: `a`, `b()` / `c` and `d` (`kubeforge/x`).
       const names: string[] = [];
-      let rest = cell.slice(0, m.index! + m[0].indexOf(' (`'));
+      let rest = cell.slice(0, m.index + m[0].indexOf(' (`'));
       for (;;) {
         const last = /`([^`]+)`$/.exec(rest);
         if (!last) break;
@@ -138,7 +139,7 @@ describe('the imports the docs show', () => {
     const entries = entryPoints();
     const files = new Map<string, string>();
     // One file per import, so that one bad name does not hide another and each maps to its line.
-    found.forEach((f, i) => files.set(join(root, `__doc_import_${i}.ts`), `${f.text}\nexport {};\n`));
+    for (const [i, f] of found.entries()) files.set(join(root, `__doc_import_${i}.ts`), `${f.text}\nexport {};\n`);
     const options = {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.NodeNext,
@@ -165,7 +166,7 @@ describe('the imports the docs show', () => {
     const program = ts.createProgram([...files.keys()], options, host);
     const problems: string[] = [];
     for (const [i, f] of found.entries()) {
-      const sf = program.getSourceFile(join(root, `__doc_import_${i}.ts`))!;
+      const sf = must(program.getSourceFile(join(root, `__doc_import_${i}.ts`)), `__doc_import_${i}.ts in the program`);
       for (const d of [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]) {
         const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
         problems.push(`${f.doc}:${f.line}: ${message}\n    ${f.text.replace(/\n/g, '\n    ')}`);

@@ -183,7 +183,10 @@ describe('setup-envtest: download path', () => {
         version: '1.32.9',
         dir,
         indexUrl: `${base}/envtest-releases.yaml`,
-        debianBuild: async () => ((built = true), '/never'),
+        debianBuild: async () => {
+          built = true;
+          return '/never';
+        },
       }),
       (e: unknown) => e instanceof SetupEnvtestError && /sha512 mismatch/.test(e.message),
     );
@@ -211,9 +214,10 @@ describe('setup-envtest: download path', () => {
     const goBuilt = await setupEnvtest({
       dir: fresh,
       indexUrl: closed,
-      goBuild: async (v, root) => (
-        asked.push(`${v} ${root}`), { dir: '/opt/go-envtest', version: `${DEFAULT_K8S_MINOR}.9`, cached: false }
-      ),
+      goBuild: async (v, root) => {
+        asked.push(`${v} ${root}`);
+        return { dir: '/opt/go-envtest', version: `${DEFAULT_K8S_MINOR}.9`, cached: false };
+      },
     });
     assert.deepEqual(
       [goBuilt.dir, goBuilt.source, goBuilt.version],
@@ -318,7 +322,16 @@ describe('setup-envtest: download path', () => {
   it('the CLI prints the folder as its last line, progress on stderr, errors with a hint', async () => {
     let out = '';
     let err = '';
-    const ctx = { cwd: tmp(), color: false, out: (t: string) => void (out += t), err: (t: string) => void (err += t) };
+    const ctx = {
+      cwd: tmp(),
+      color: false,
+      out: (t: string) => {
+        out += t;
+      },
+      err: (t: string) => {
+        err += t;
+      },
+    };
     const dir = tmp();
     const code = await run(
       ['node', 'kubeforge', 'setup-envtest', '1.33', '--bin-dir', dir, '--index', `${base}/envtest-releases.yaml`],

@@ -14,6 +14,7 @@ import type { KubernetesObject, V1LabelSelector, V1Namespace } from '@kubernetes
 import { controllerManagedBy, enqueueRequestsFromMapFunc } from '../../src/runtime/controller/index.js';
 import type { Manager } from '../../src/runtime/manager/index.js';
 import { type Client, isNotFound, labelSelectorAsSelector } from '../../src/runtime/client/index.js';
+import { must } from '../helpers/must.js';
 
 export const GROUP = 'fan.example.com';
 export const SOURCE_NAMESPACE = 'fanout-system';
@@ -98,12 +99,12 @@ export class FanoutReconciler {
     const namespaces = (
       await this.client.list(Namespace, { labelSelector: selector.toString(), signal: ctx.signal })
     ).items
-      .map((n) => n.metadata!.name!)
+      .map((n) => must(must(n.metadata, 'n.metadata').name, 'n.metadata.name'))
       .sort();
     for (const ns of namespaces) {
       const cm = {
         ...ConfigMap,
-        metadata: { namespace: ns, name: `fanout-${fanout.metadata!.name}` },
+        metadata: { namespace: ns, name: `fanout-${must(fanout.metadata, 'fanout.metadata').name}` },
         data: { ...((source as { data?: Record<string, string> }).data ?? {}) },
       };
       try {
@@ -131,7 +132,7 @@ export class FanoutReconciler {
           const fanouts = (await client.list(FanoutType, { signal })).items as Fanout[];
           return fanouts
             .filter((f) => labelSelectorAsSelector(f.spec.namespaceSelector).matches(ns.metadata?.labels ?? {}))
-            .map((f) => ({ namespace: '', name: f.metadata!.name! }));
+            .map((f) => ({ namespace: '', name: must(must(f.metadata, 'f.metadata').name, 'f.metadata.name') }));
         }),
       )
       .named('fanout')

@@ -21,6 +21,10 @@ import {
   type HookServer,
   type Review,
 } from './hooks.js';
+import type { Served } from './served.js';
+
+/** A condition in a served status. */
+type Condition = { type: string; status: string; reason?: string; message?: string };
 
 const V1 = 'fake.kubeforge.io/v1';
 const W = (ns: string, name?: string, sub?: string, v = 'v1') =>
@@ -40,11 +44,11 @@ type Hook = Record<string, unknown>;
 
 /** What a review says, without what differs by nature (uids, times, revisions, managedFields). */
 function digest(path: string, r: Review): Record<string, unknown> {
-  const generated = (o: any) =>
+  const generated = (o: Served) =>
     o?.metadata?.generateName && String(o.metadata.name ?? '').startsWith(o.metadata.generateName)
       ? `${o.metadata.generateName}<suffix>`
       : o?.metadata?.name;
-  const obj = (o: any) =>
+  const obj = (o: Served) =>
     o && {
       apiVersion: o.apiVersion,
       kind: o.kind,
@@ -207,21 +211,21 @@ async function status(rest: RestClient, path: string): Promise<number> {
 }
 
 /** A CRD's status without times: conditions as type, status, reason and message. */
-function crdState(crd: any) {
+function crdState(crd: Served) {
   return {
     generation: crd.metadata.generation,
     finalizers: crd.metadata.finalizers,
     deleting: Boolean(crd.metadata.deletionTimestamp),
     acceptedNames: crd.status?.acceptedNames,
     storedVersions: crd.status?.storedVersions,
-    conditions: (crd.status?.conditions ?? []).map((c: any) => [c.type, c.status, c.reason, c.message]),
+    conditions: (crd.status?.conditions ?? []).map((c: Condition) => [c.type, c.status, c.reason, c.message]),
   };
 }
 
 async function established(rest: RestClient, name: string): Promise<void> {
   await until(async () => {
     const crd = await rest.request('GET', `${CRDS}/${name}`);
-    return (crd.status?.conditions ?? []).some((c: any) => c.type === 'Established' && c.status === 'True');
+    return (crd.status?.conditions ?? []).some((c: Condition) => c.type === 'Established' && c.status === 'True');
   }, `${name} Established`);
 }
 

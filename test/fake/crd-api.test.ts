@@ -15,6 +15,7 @@ import { withCustomDefaulter, withCustomValidator } from '../../src/runtime/webh
 import { generateCACert, generateSignedCert } from '../../src/runtime/manager/selfsigned.js';
 import { DevInstaller } from '../../src/dev/cluster.js';
 import { FakeAPIServer } from '../../src/testing/index.js';
+import { must } from '../helpers/must.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const APPLY = { contentType: 'application/apply-patch+yaml', query: { fieldManager: 'kubeforge-dev', force: 'true' } };
@@ -300,7 +301,11 @@ describe('CustomResourceDefinitions written through the fake API server', () => 
     const running = server.start(ac.signal);
     await server.whenStarted();
     try {
-      const installer = new DevInstaller(fake.config, { host: '127.0.0.1', port: server.port!, caPem: ca.cert });
+      const installer = new DevInstaller(fake.config, {
+        host: '127.0.0.1',
+        port: must(server.port, 'server.port'),
+        caPem: ca.cert,
+      });
       assert.deepEqual(await installer.applyCRDs(dir, ['config/crd/bases/gizmos.yaml'], 2_000), [`gizmos.${group}`]);
       assert.deepEqual(await installer.applyRBAC(dir), ['manager-role']);
       await installer.applyWebhooks(dir);

@@ -12,6 +12,7 @@ import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { FakeAPIServer, TestEnvironment } from '../../src/testing/index.js';
 import { SCENARIOS, type Run } from './scenarios.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');
@@ -69,7 +70,7 @@ class Normalizer {
 
   private map(m: Map<string, string>, v: string, prefix: string): string {
     if (!m.has(v)) m.set(v, `${prefix}${m.size + 1}`);
-    return m.get(v)!;
+    return must(m.get(v), 'm.get(v)');
   }
 
   error(e: unknown): unknown {
@@ -154,8 +155,7 @@ async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promis
       res.setEncoding('utf8');
       res.on('data', (c: string) => {
         buf += c;
-        let i: number;
-        while ((i = buf.indexOf('\n')) >= 0) {
+        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
           const line = buf.slice(0, i);
           buf = buf.slice(i + 1);
           if (!line.trim()) continue;

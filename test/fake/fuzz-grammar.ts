@@ -7,6 +7,7 @@
  * duplicates, finalizers, labels). Each case is data: the same requests go to both servers, with
  * `$RV` / `$UID` in a body replaced by what the case's setup object answered on each.
  */
+import type { Served } from './served.js';
 
 /** mulberry32: small, fast, and the same sequence on every platform. */
 export class Rng {
@@ -35,12 +36,15 @@ export class Rng {
     let total = 0;
     for (const [w] of xs) total += w;
     let r = this.next() * total;
-    for (const [w, v] of xs) if ((r -= w) < 0) return v;
+    for (const [w, v] of xs) {
+      r -= w;
+      if (r < 0) return v;
+    }
     return xs[xs.length - 1][1];
   }
 }
 
-export type Obj = Record<string, any>;
+export type Obj = Record<string, Served>;
 
 /** One HTTP request of a case. The body is JSON (or YAML) text. */
 export interface Req {
@@ -342,7 +346,7 @@ const MUTATORS: [number, string, Mutator][] = [
   [
     3,
     'unknownField',
-    (rng, k, o) => {
+    (_rng, k, o) => {
       setPath(o, k.unknownPath, k.unknownPath.length === 1 ? { x: 1 } : 'x');
     },
   ],
@@ -662,11 +666,14 @@ const VERBS: Record<string, Builder> = {
     const existing = rng.chance(0.5);
     c.tags.push(existing ? 'apply:update' : 'apply:create');
     const urlName = base;
-    const nm = rng.chance(0.1)
-      ? (c.tags.push('apply:otherName'), { name: `${base}-other` })
-      : rng.chance(0.05)
-        ? (c.tags.push('apply:noName'), {})
-        : { name: urlName };
+    let nm: { name?: string } = { name: urlName };
+    if (rng.chance(0.1)) {
+      c.tags.push('apply:otherName');
+      nm = { name: `${base}-other` };
+    } else if (rng.chance(0.05)) {
+      c.tags.push('apply:noName');
+      nm = {};
+    }
     const b = body(rng, k, ns, nm, c.tags, true);
     const q = writeQuery(rng, c.tags).filter(([key]) => key !== 'fieldManager');
     const fm = rng.weighted<string | undefined>([
@@ -865,10 +872,12 @@ function patchCase(rng: Rng, k: KindDef, ns: string, base: string, c: Case, type
     q.push(['force', 'true']);
     c.tags.push('q:force=true');
   }
+  const truncated = rng.chance(0.03);
+  if (truncated) c.tags.push('mut:truncated');
   c.req = {
     method: 'PATCH',
     path: objectPath(k, ns, base),
-    body: rng.chance(0.03) ? (c.tags.push('mut:truncated'), b.slice(0, b.length - 2)) : b,
+    body: truncated ? b.slice(0, b.length - 2) : b,
     contentType: type,
     query: q,
   };

@@ -19,6 +19,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { FakeAPIServer, TestEnvironment } from '../../src/testing/index.js';
 import { parseWire } from '../../src/testing/fake/wire.js';
 import { type Case, type Req, generate } from './fuzz-grammar.js';
+import { must } from '../helpers/must.js';
+import type { Served } from './served.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const crdDir = join(root, 'test/fixtures/fake');
@@ -133,7 +135,7 @@ type Send = (r: Req, subst?: Record<string, string>) => Promise<{ code: number; 
 async function rawClient(kc: KubeConfig): Promise<Send> {
   const opts: https.RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
-  const cluster = kc.getCurrentCluster()!;
+  const cluster = must(kc.getCurrentCluster(), 'kc.getCurrentCluster()');
   const base = new URL(cluster.server);
   const secure = base.protocol === 'https:';
   const agent = secure
@@ -187,11 +189,7 @@ async function rawClient(kc: KubeConfig): Promise<Send> {
 }
 
 function splitWarnings(header: string): string[] {
-  const out: string[] = [];
-  const re = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(header))) out.push(m[1].replace(/\\(.)/g, '$1'));
-  return out;
+  return [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1].replace(/\\(.)/g, '$1'));
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -204,7 +202,7 @@ class Normalizer {
 
   private map(m: Map<string, string>, v: string, prefix: string): string {
     if (!m.has(v)) m.set(v, `<${prefix}${m.size + 1}>`);
-    return m.get(v)!;
+    return must(m.get(v), 'm.get(v)');
   }
 
   /** The managedFields' field sets met, compared apart from the objects (aspect `fieldsV1`). */
@@ -221,7 +219,10 @@ class Normalizer {
       // Entries are sorted by time first; with the times taken out, by what is left.
       if (key === 'managedFields')
         out.sort((a, b) => {
-          const k = (e: any) => `${e?.operation} ${e?.manager} ${e?.subresource ?? ''}`;
+          const k = (e: unknown) => {
+            const f = e as { operation?: string; manager?: string; subresource?: string } | undefined;
+            return `${f?.operation} ${f?.manager} ${f?.subresource ?? ''}`;
+          };
           return k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0;
         });
       return out;
@@ -264,6 +265,7 @@ class Normalizer {
       s = s
         .split(this.stem)
         .join('\u0000')
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks where the stem was, a byte no name can hold
         .replace(/\u0000[a-z0-9]{5}/g, `${this.stem}<suffix>`)
         .split('\u0000')
         .join(this.stem);
@@ -283,7 +285,7 @@ class Normalizer {
 
 function outcomeOf(n: Normalizer, a: { code: number; warnings: string[]; body: unknown }): Outcome {
   const out: Outcome = { code: a.code, warnings: a.warnings.map((w) => n.text(w)).sort() };
-  const b = a.body as Record<string, any> | string | undefined;
+  const b = a.body as Record<string, Served> | string | undefined;
   if (a.code >= 300) {
     if (b && typeof b === 'object' && b.kind === 'Status') {
       out.reason = b.reason;

@@ -7,6 +7,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generateCACert, generateSignedCert } from '../../src/runtime/manager/selfsigned.js';
+import type { Served } from './served.js';
 
 export type Review = {
   uid: string;
@@ -17,9 +18,9 @@ export type Review = {
   name?: string;
   namespace?: string;
   dryRun?: boolean;
-  object?: any;
-  oldObject?: any;
-  options?: any;
+  object?: Served;
+  oldObject?: Served;
+  options?: Served;
   [k: string]: unknown;
 };
 

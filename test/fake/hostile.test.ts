@@ -6,12 +6,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FakeAPIServer } from '../../src/testing/index.js';
 import { parseWire } from '../../src/testing/fake/wire.js';
+import type { Served } from './served.js';
+
+/** A managedFields entry as served. */
+type ManagedField = { manager: string; operation: string; fieldsV1: unknown };
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 
 interface Answer {
   code: number;
-  body: any;
+  body: Served;
   text: string;
   warnings: string[];
 }
@@ -229,7 +233,7 @@ describe('the fake API server on hostile requests', () => {
     );
     assert.equal(c.code, 201);
     assert.deepEqual(
-      c.body.metadata.managedFields.map((e: any) => [e.manager, e.operation, JSON.stringify(e.fieldsV1)]),
+      c.body.metadata.managedFields.map((e: ManagedField) => [e.manager, e.operation, JSON.stringify(e.fieldsV1)]),
       [
         [
           'mf',
@@ -241,7 +245,7 @@ describe('the fake API server on hostile requests', () => {
     const ns = await send('POST', '/api/v1/namespaces?fieldManager=mf', JSON.stringify({ metadata: { name: 'h-mf' } }));
     // The namespace's kubernetes finalizer is the strategy's, not the writer's; its name label is a default.
     assert.deepEqual(
-      ns.body.metadata.managedFields.map((e: any) => JSON.stringify(e.fieldsV1)),
+      ns.body.metadata.managedFields.map((e: ManagedField) => JSON.stringify(e.fieldsV1)),
       ['{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}'],
     );
   });
@@ -289,7 +293,7 @@ describe('the fake API server on hostile requests', () => {
     );
     assert.equal(p.code, 422);
     assert.deepEqual(
-      p.body.details.causes.map((c: any) => c.field),
+      p.body.details.causes.map((c: { field?: string }) => c.field),
       ['patch'],
     );
     assert.match(

@@ -7,6 +7,7 @@
  */
 import type { RestClient } from '../../src/runtime/client/rest.js';
 import { ADMISSION_SCENARIOS } from './admission-scenarios.js';
+import type { Served } from './served.js';
 
 export const GROUP = 'fake.kubeforge.io';
 export const V1 = `${GROUP}/v1`;
@@ -22,7 +23,7 @@ export interface Run {
     path: string,
     body?: unknown,
     o?: { contentType?: string; query?: Record<string, string>; quiet?: boolean; accept?: string },
-  ): Promise<any>;
+  ): Promise<Served>;
   /** Opens a watch on a collection path (from the list's resourceVersion when given) and records its events until `stop()`. */
   watch(
     label: string,

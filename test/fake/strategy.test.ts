@@ -11,6 +11,7 @@ import type { Admission } from '../../src/testing/fake/builtin.js';
 import { builtinResource, crdResources, type Resource } from '../../src/testing/fake/resources.js';
 import { ApiStatus } from '../../src/testing/fake/status.js';
 import { strategyFor } from '../../src/testing/fake/strategy.js';
+import { must } from '../helpers/must.js';
 
 const builtin = (group: string, kind: string): Resource => {
   const row = BUILTIN_KINDS.find((k) => k.group === group && k.kind === kind);
@@ -285,15 +286,18 @@ describe('fake API server strategies', () => {
     it('a Namespace is marked Terminating once; a CRD gets its cleanup finalizer', () => {
       const ns = strategyFor(builtin('core', 'Namespace'));
       const live: Obj = { metadata: { name: 'team-a' }, status: { phase: 'Active' } };
-      const marked = ns.markForDeletion!(live, ['orphan']);
+      const marked = must(ns.markForDeletion, 'ns.markForDeletion')(live, ['orphan']);
       assert.equal(marked.write, true);
       assert.equal((marked.object.status as Obj).phase, 'Terminating');
       assert.deepEqual((marked.object.metadata as Obj).finalizers, ['orphan']);
-      assert.equal(ns.markForDeletion!(marked.object, []).write, false);
+      assert.equal(must(ns.markForDeletion, 'ns.markForDeletion')(marked.object, []).write, false);
       const crd = strategyFor(builtin('apiextensions', 'CustomResourceDefinition'));
-      const m = crd.markForDeletion!({ metadata: { name: 'widgets.example.com' }, status: {} }, []);
+      const m = must(crd.markForDeletion, 'crd.markForDeletion')(
+        { metadata: { name: 'widgets.example.com' }, status: {} },
+        [],
+      );
       assert.deepEqual((m.object.metadata as Obj).finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
-      assert.equal(crd.markForDeletion!(m.object, []).write, false);
+      assert.equal(must(crd.markForDeletion, 'crd.markForDeletion')(m.object, []).write, false);
       assert.equal(strategyFor(builtin('core', 'ConfigMap')).markForDeletion, undefined);
     });
   });

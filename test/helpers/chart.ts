@@ -3,6 +3,7 @@
 // output, then the two must be equal.
 import { parseAllDocuments } from 'yaml';
 
+// biome-ignore lint/suspicious/noExplicitAny: rendered YAML of any shape, compared by the tests without a schema
 export type Obj = Record<string, any>;
 
 /** The objects of a multi-document YAML stream. */

@@ -18,8 +18,12 @@ export async function kubeforgeIn(cwd: string, ...args: string[]): Promise<CliRe
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }

@@ -21,6 +21,7 @@ import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { installCRDs, TestEnvironment, type CRDObject } from '../../src/testing/index.js';
 import { apiServerMinor } from '../../src/testing/environment.js';
+import { must } from '../helpers/must.js';
 
 const MARKERS = [
   'Root',
@@ -756,7 +757,9 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
     const byFile = new Map(placed.map((p) => [p.file, p]));
     const byGroup = new Map(placed.map((p) => [p.gvFile, placed.filter((q) => q.gvFile === p.gvFile)]));
     for (const d of all) {
-      const owners = byFile.has(d.file ?? '') ? [byFile.get(d.file!)!] : (byGroup.get(d.file ?? '') ?? []);
+      const owners = byFile.has(d.file ?? '')
+        ? [must(byFile.get(must(d.file, 'd.file')), 'byFile.get(d.file!)')]
+        : (byGroup.get(d.file ?? '') ?? []);
       assert.ok(owners.length, `an error outside every case's files: ${describeDiag(d)}`);
       for (const p of owners) errorsOf.set(p, [...(errorsOf.get(p) ?? []), d]);
     }
@@ -858,18 +861,21 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
   it('the API server refuses what we refuse for its own rules', () => {
     const accepted = [...alsoRefused]
       .filter(([, why]) => why === '')
-      .map(([p]) => `${p.c.name}: ${errorsOf.get(p)!.map(describeDiag).join('; ')}`);
+      .map(([p]) => `${p.c.name}: ${must(errorsOf.get(p), 'errorsOf.get(p)').map(describeDiag).join('; ')}`);
     assert.deepEqual(accepted, []);
     assert.ok(alsoRefused.size >= 40, `only ${alsoRefused.size} refusals cross-checked`);
   });
 
   for (const c of NAMED) {
     it(`${c.expect ? 'refuses' : 'accepts'}: ${c.name}`, () => {
-      const p = placed.find((q) => q.c === c)!;
+      const p = must(
+        placed.find((q) => q.c === c),
+        'placed.find((q) => q.c === c)',
+      );
       const errs = errorsOf.get(p) ?? [];
       if (!c.expect) {
         assert.deepEqual(errs.map(describeDiag), []);
-        assert.ok(crdOf.has(p) && !refused.has(crdOf.get(p)!.metadata.name), 'installed');
+        assert.ok(crdOf.has(p) && !refused.has(must(crdOf.get(p), 'crdOf.get(p)').metadata.name), 'installed');
         return;
       }
       const file = c.expect.inGroupVersion ? p.gvFile : p.file;
@@ -878,7 +884,9 @@ describe('hostile input: every CRD written with exit 0 installs', () => {
         : p.source;
       const line = lineOf(text, c.expect.line);
       assert.ok(line > 0, `fragment ${c.expect.line} not in the source`);
-      const hit = errs.find((d) => d.file === file && d.line === line && c.expect!.codes.includes(d.code));
+      const hit = errs.find(
+        (d) => d.file === file && d.line === line && must(c.expect, 'c.expect').codes.includes(d.code),
+      );
       assert.ok(
         hit,
         `expected ${c.expect.codes.join('|')} at line ${line} (${c.expect.line}); got:\n${errs.map(describeDiag).join('\n')}`,

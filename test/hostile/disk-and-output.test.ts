@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BIN, cleanup, cli, fingerprint, freshFolder, ok } from './helpers.js';
+import { must } from '../helpers/must.js';
 
 after(cleanup);
 
@@ -121,7 +122,7 @@ describe('hostile: a file named .kubeforge, and standard output on a full device
           stdio: ['ignore', full, 'pipe'],
         });
         let err = '';
-        child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+        must(child.stderr, 'child.stderr').on('data', (d: Buffer) => (err += d.toString('utf8')));
         const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
         assert.equal(code, 1, `${args.join(' ')}: ${err}`);
         assert.match(
@@ -162,11 +163,11 @@ describe('hostile: manifests on a full disk (CLI)', () => {
   /** A project on the tmpfs with `free` bytes left (0: none at all). */
   function projectOnFullDisk(name: string, free: number): string {
     // The previous case's filler goes first.
-    for (const f of readdirSync(mnt!)) if (f.includes('.filler')) rmSync(join(mnt!, f));
-    const dir = join(mnt!, name);
+    for (const f of readdirSync(must(mnt, 'mnt'))) if (f.includes('.filler')) rmSync(join(must(mnt, 'mnt'), f));
+    const dir = join(must(mnt, 'mnt'), name);
     write(dir, FILES);
-    const fill = join(mnt!, `${name}.filler`);
-    const s = statfsSync(mnt!);
+    const fill = join(must(mnt, 'mnt'), `${name}.filler`);
+    const s = statfsSync(must(mnt, 'mnt'));
     writeFileSync(fill, Buffer.alloc(Math.max(0, s.bavail * s.bsize - free)));
     // Whatever is left below a block is filled too when no space at all is wanted.
     if (free === 0) {

@@ -30,8 +30,8 @@ export function start(cwd: string, args: readonly string[], env: Record<string, 
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal, out, err })),
   );

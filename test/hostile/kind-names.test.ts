@@ -291,7 +291,9 @@ async function kubeforge(args: string[]): Promise<{ code: number; err: string }>
     cwd: dir,
     color: false,
     out: () => {},
-    err: (t) => void (err += t),
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, err };
 }

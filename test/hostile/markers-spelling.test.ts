@@ -17,7 +17,9 @@ import { treeHash } from '../helpers/tree.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 const CRD = 'config/crd/bases/spell.example.com_widgets.yaml';
 const ROLE = 'config/rbac/role.yaml';

@@ -16,9 +16,12 @@ import { DiskHost } from '../../src/machinery/index.js';
 import { runCreateApi } from '../../src/scaffolds/api.js';
 import { runInit } from '../../src/scaffolds/init.js';
 import { runCreateWebhook } from '../../src/scaffolds/webhook.js';
+import { must } from '../helpers/must.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 /** A disk host that records every write and removal (what a commit or a revert would do). */
 class SpyHost extends DiskHost {
@@ -61,14 +64,24 @@ describe('hostile: the manifests are planned with the scaffold, one commit', () 
     await assert.rejects(
       runCreateApi(
         { group: 'batch', version: 'v1', kind: 'Fleet' },
-        { cwd: dir, host, out: (t) => void (out += t), err: () => {} },
+        {
+          cwd: dir,
+          host,
+          out: (t) => {
+            out += t;
+          },
+          err: () => {},
+        },
       ),
       (e: unknown) => {
         assert.ok(e instanceof DiagnosticError);
         const codes = e.diagnostics.map((d) => d.code);
         assert.ok(codes.includes('KF2007'), codes.join(', '));
         assert.match(
-          e.diagnostics.find((d) => d.code === 'KF1050')!.message,
+          must(
+            e.diagnostics.find((d) => d.code === 'KF1050'),
+            "e.diagnostics.find((d) => d.code === 'KF1050')",
+          ).message,
           /Fleet was not scaffolded: nothing was written$/,
         );
         return true;
@@ -94,7 +107,17 @@ describe('hostile: the manifests are planned with the scaffold, one commit', () 
     const dir = await project();
     const host = new SpyHost(dir);
     let out = '';
-    const r = await runCreateApi({ ...API }, { cwd: dir, host, out: (t) => void (out += t), err: () => {} });
+    const r = await runCreateApi(
+      { ...API },
+      {
+        cwd: dir,
+        host,
+        out: (t) => {
+          out += t;
+        },
+        err: () => {},
+      },
+    );
     assert.equal(r.manifests, true);
     const written = host.writes.filter((w) => !w.startsWith('write .kubeforge/cache/'));
     assert.ok(written.includes('write config/crd/bases/batch.example.com_cronjobs.yaml'), written.join('\n'));
@@ -120,7 +143,14 @@ describe('hostile: the manifests are planned with the scaffold, one commit', () 
     const spy = new SpyHost(dir);
     const r = await runCreateApi(
       { ...API, make: false },
-      { cwd: dir, host: spy, out: () => {}, err: (t) => void (err += t) },
+      {
+        cwd: dir,
+        host: spy,
+        out: () => {},
+        err: (t) => {
+          err += t;
+        },
+      },
     );
     assert.equal(r.manifests, false);
     assert.match(err, /Skipped kubeforge manifests \(--make=false\)/);

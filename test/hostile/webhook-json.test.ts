@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { withCustomValidator } from '../../src/runtime/webhook/index.js';
 import { nestedDeeperThan } from '../../src/runtime/webhook/server.js';
 import { admissionReview, metricValue, request, startServer } from '../runtime/webhook/helpers.js';
+import { must } from '../helpers/must.js';
 
 describe('hostile: deeply nested JSON at the webhook server (HTTPS)', () => {
   it('a review nested 2,000,000 deep is refused 400 before any parse, and a small review beside it is not held up', async () => {
@@ -14,7 +15,7 @@ describe('hostile: deeply nested JSON at the webhook server (HTTPS)', () => {
       s.register('/validate', withCustomValidator({ validateCreate() {}, validateUpdate() {}, validateDelete() {} })),
     );
     try {
-      const port = srv.server.port!;
+      const port = must(srv.server.port, 'srv.server.port');
       const depth = 2_000_000;
       // 4 MB, under the 7 MiB limit.
       const nested = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;

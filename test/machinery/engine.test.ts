@@ -33,6 +33,7 @@ import {
   Tree,
   withManagedHeader,
 } from '../../src/machinery/index.js';
+import { must } from '../helpers/must.js';
 
 describe('Tree', () => {
   it('records creates, updates and deletes, sorted by path, and nothing for identical bytes', () => {
@@ -115,6 +116,7 @@ describe('formatPlan', () => {
     const tree = new Tree(new MemoryHost());
     tree.write('a', 'x\n');
     assert.equal(formatPlan(tree.changes(), { color: true }), '\u001b[32mCREATE\u001b[0m a (+1 line)\n');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no terminal escape at all is what this asserts
     assert.doesNotMatch(formatPlan(tree.changes(), { color: false }), /\u001b/);
   });
 });
@@ -369,19 +371,21 @@ describe('simple templates skip handlebars', () => {
     // Data with every name the templates use, as values that would show any difference.
     const data: Record<string, unknown> = {};
     for (const f of files) {
-      for (const m of templates
-        .read(f)!
+      for (const m of must(templates.read(f), 'templates .read(f)')
         .toString('utf8')
         .matchAll(/\{\{\s*([\w.]+)\s*\}\}/g)) {
         const keys = m[1].split('.');
         let at = data;
-        keys.slice(0, -1).forEach((k) => (at = (at[k] ??= {}) as Record<string, unknown>));
+        for (const k of keys.slice(0, -1)) {
+          at[k] ??= {};
+          at = at[k] as Record<string, unknown>;
+        }
         at[keys[keys.length - 1]] = `<${m[1]}>\n`;
       }
     }
     let simple = 0;
     for (const f of files) {
-      const source = templates.read(f)!.toString('utf8');
+      const source = must(templates.read(f), 'templates.read(f)').toString('utf8');
       const fast = compileSimple(source);
       if (!fast) continue;
       simple++;
@@ -393,7 +397,7 @@ describe('simple templates skip handlebars', () => {
   it('leaves blocks, helpers, comments and escapes to handlebars; a missing name is an error', async () => {
     for (const t of ['{{#if a}}x{{/if}}', '{{json a}}', '{{! note }}', '\\{{a}}', '{{> part}}', '{{{a}}}'])
       assert.equal(compileSimple(t), undefined, t);
-    const fn = compileSimple('a={{a}} b={{x.y}}')!;
+    const fn = must(compileSimple('a={{a}} b={{x.y}}'), "compileSimple('a={{a}} b={{x.y}}')");
     assert.equal(fn({ a: 1, x: { y: null } }), 'a=1 b=');
     assert.throws(() => fn({ a: 1 }), /"x" not defined in x\.y/);
     assert.throws(() => fn({ x: { y: 1 } }), /"a" not defined in the data/);

@@ -9,9 +9,13 @@ import { after, describe, it } from 'node:test';
 import { parseJsDocText } from '../../src/collector/collector.js';
 import { analyzeProject } from '../manifests/analyze-helper.js';
 import { markerUses } from '../../src/analysis/analyze.js';
+import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
+import { must } from '../helpers/must.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-collector-'));
@@ -25,12 +29,12 @@ function project(files: Record<string, string>): string {
 
 const GV = `import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'c.example.com', version: 'v1' });\n`;
 
-async function specSchema(types: string): Promise<Record<string, any>> {
+async function specSchema(types: string): Promise<Record<string, JSONSchemaProps>> {
   const dir = project({ 'src/api/v1/groupversion.ts': GV, 'src/api/v1/types.ts': types });
   const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
   assert.deepEqual(r.diagnostics, []);
-  const crd = r.crds[0] as any;
-  return crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+  const crd = r.crds[0] as { spec: { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] } };
+  return must(crd.spec.versions[0].schema.openAPIV3Schema.properties?.spec.properties, 'the spec schema properties');
 }
 
 describe('collector: argument evaluation', () => {
@@ -73,7 +77,7 @@ export class Spec {
         .replace('@kf.Minimum(1) ', ''),
     );
     assert.equal(props.a.maximum, 3);
-    assert.equal(props.b.items.maxLength, 4);
+    assert.equal(props.b.items?.maxLength, 4);
     assert.equal(props.c.minLength, undefined, 'a local decorator named MinLength is not a kubeforge marker');
   });
 });

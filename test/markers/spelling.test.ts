@@ -14,10 +14,14 @@ import { getMarkerDefinition } from '../../src/markers/definitions.js';
 import { MARKERS_MODULE_EXTRA_EXPORTS } from '../../src/collector/resolve.js';
 import { analyzeProject } from '../manifests/analyze-helper.js';
 import { markerUses } from '../../src/analysis/analyze.js';
+import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-spelling-'));
@@ -120,7 +124,11 @@ async function expected() {
     });
     assert.deepEqual(r.diagnostics, []);
     assert.equal(r.crds.length, 1);
-    const props = (r.crds[0] as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    const crd = r.crds[0] as { spec: { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] } };
+    const props = must(
+      crd.spec.versions[0].schema.openAPIV3Schema.properties?.spec.properties,
+      'the spec schema properties',
+    );
     // The reference really carries what every spelling must keep.
     assert.deepEqual(props.replicas, {
       default: 1,
@@ -130,7 +138,7 @@ async function expected() {
       minimum: 0,
       type: 'integer',
     });
-    assert.equal(props.tags.items.maxLength, 8);
+    assert.equal(props.tags.items?.maxLength, 8);
     assert.equal(props.port['x-kubernetes-int-or-string'], true);
     assert.equal(props.memory['x-kubernetes-int-or-string'], true);
     assert.equal(markerUses(r.markers, 'Rbac').length, 1);

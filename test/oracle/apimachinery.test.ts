@@ -35,6 +35,7 @@ import { type Selector, labelSelectorAsSelector, parseSelector } from '../../src
 import { MicroTime, Time } from '../../src/runtime/util/time.js';
 import { type FieldErrorSpec, corpus } from './apimachinery/corpus.js';
 import { goModuleDir } from './tools.js';
+import { must } from '../helpers/must.js';
 
 /** The apimachinery release the oracle is built from (its go.mod). */
 const APIMACHINERY_VERSION = 'v0.37.2';
@@ -114,10 +115,10 @@ function pathOf(steps: FieldErrorSpec['path']): Path {
   let p: Path | undefined;
   for (const s of steps) {
     if ('child' in s) p = p ? p.child(s.child) : field.newPath(s.child);
-    else if ('index' in s) p = p!.index(s.index);
-    else p = p!.key(s.key);
+    else if ('index' in s) p = must(p, 'p').index(s.index);
+    else p = must(p, 'p').key(s.key);
   }
-  return p!;
+  return must(p, 'p');
 }
 
 function buildError(s: FieldErrorSpec): FieldError {

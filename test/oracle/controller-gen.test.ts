@@ -22,6 +22,7 @@ import { toYamlDocuments } from '../../src/manifests/yaml.js';
 import { jsDocTagName, MARKER_DEFINITIONS } from '../../src/markers/definitions.js';
 import { installCRDs, TestEnvironment, type CRDObject } from '../../src/testing/index.js';
 import { ts } from '../../src/util/typescript.cjs';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const fixtures = join(root, 'test/fixtures/manifests/conformance');
@@ -143,7 +144,7 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types,
     if (process.env.UPDATE_GOLDEN !== '1' || found.size !== K8S_VERSIONS.length * modes.length * K8S_CASES.length)
       return;
     const reasons = new Map(readKnown(known).map((k) => [k.key, k.reason]));
-    const keys = [...found.keys()].sort().flatMap((k) => found.get(k)!);
+    const keys = [...found.keys()].sort().flatMap((k) => must(found.get(k), 'found.get(k)'));
     const head = readFileSync(known, 'utf8')
       .split('\n')
       .filter((l) => l.startsWith('#'));
@@ -196,7 +197,7 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on embedded Kubernetes types,
           const embeddedObjectMeta = mode === 'embedded-object-meta';
           it(`${c.name}${embeddedObjectMeta ? ' with crd:generateEmbeddedObjectMeta=true = --generate-embedded-object-meta' : ''}: the same CRD, or a listed difference`, async () => {
             const said = withoutGeneratorVersion(
-              YAML.parse(readFileSync(join(outs.get(mode)!.out, c.crd), 'utf8')) as Obj,
+              YAML.parse(readFileSync(join(must(outs.get(mode), 'outs.get(mode)').out, c.crd), 'utf8')) as Obj,
             );
             const result = await analyzeProject({
               projectDir: join(root, c.project),

@@ -26,6 +26,7 @@ import {
 } from '../../src/schema/k8s/index.js';
 import { diffSchemas } from '../schema/k8s/compare.js';
 import { CONTROLLER_GEN_VERSION, controllerGen, runToolAllowingErrors, twinsRequiring } from './tools.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const twins = join(root, 'test/oracle/go');
@@ -101,7 +102,7 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on every Kubernetes model, at
           .split('\n')
           .filter((l) => l.startsWith('#'))
       : [];
-    const keys = [...found.keys()].sort().flatMap((k) => found.get(k)!);
+    const keys = [...found.keys()].sort().flatMap((k) => must(found.get(k), 'found.get(k)'));
     writeFileSync(known, `${[...head, ...keys.map((k) => `${k} # ${reasons.get(k) || '?'}`)].join('\n')}\n`);
   });
 
@@ -186,9 +187,14 @@ describe(`controller-gen ${CONTROLLER_GEN_VERSION} on every Kubernetes model, at
         for (const { model } of models) {
           const theirs = said[model];
           assert.ok(theirs, `controller-gen wrote no schema for ${model}`);
-          const ours = k8sModelSchema(model, { kubernetesVersion: minor })!;
+          const ours = must(
+            k8sModelSchema(model, { kubernetesVersion: minor }),
+            'k8sModelSchema(model, { kubernetesVersion: minor })',
+          );
           const below: string[] = [];
-          for (const [field, node] of Object.entries(k8sModelSource(model, minor)!.properties))
+          for (const [field, node] of Object.entries(
+            must(k8sModelSource(model, minor), 'k8sModelSource(model, minor)').properties,
+          ))
             delegated(node, `/properties/${field}`, compared, below);
           for (const d of diffSchemas(ours, theirs)) {
             if (below.some((p) => d.path.startsWith(`${p}/`))) continue;

@@ -180,7 +180,7 @@ describe(`Kubebuilder ${KUBEBUILDER_VERSION} as the judge of the scaffold (proje
   before(async () => {
     const go = await findGo();
     const env = {
-      PATH: `${go && go.includes('/') ? `${dirname(go)}:` : ''}${process.env.PATH ?? ''}`,
+      PATH: `${go?.includes('/') ? `${dirname(go)}:` : ''}${process.env.PATH ?? ''}`,
       GOFLAGS: '-buildvcs=false',
     };
     const bin = await kubebuilder();

@@ -18,6 +18,7 @@ import { newLogger } from '../../src/runtime/manager/logging.js';
 import { KubeconfigProvider, kubeconfigSecret, newMultiClusterManager } from '../../src/runtime/multicluster/index.js';
 import { startTestClusters, type TestClusters } from '../../src/testing/multicluster.js';
 import { consistently, eventually } from '../../src/testing/wait.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const SRC = join(root, 'test', 'oracle', 'multicluster');
@@ -75,14 +76,14 @@ describe('kubeconfig Secrets: multicluster-runtime v0.24.1 (Go) and kubeforge en
   });
 
   it('both reconcile each cluster under its Secret’s name, and both drop a cluster whose Secret is deleted', async () => {
-    const [host, west, north] = fleet!.clusters;
+    const [host, west, north] = must(fleet, 'fleet').clusters;
     await host.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    for (const c of fleet!.clusters) await c.client.create(cm('same'));
+    for (const c of must(fleet, 'fleet').clusters) await c.client.create(cm('same'));
 
     const fromGo: Request[] = [];
     let goErr = '';
     const go = spawn(bin, ['-namespace', NS], {
-      env: { ...process.env, KUBECONFIG: host.environment!.kubeconfigPath },
+      env: { ...process.env, KUBECONFIG: must(host.environment, 'host.environment').kubeconfigPath },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let buffered = '';
@@ -115,7 +116,8 @@ describe('kubeconfig Secrets: multicluster-runtime v0.24.1 (Go) and kubeforge en
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
     try {
-      for (const c of fleet!.clusters) await host.client.create(kubeconfigSecret(c.name, NS, c.kubeconfig));
+      for (const c of must(fleet, 'fleet').clusters)
+        await host.client.create(kubeconfigSecret(c.name, NS, c.kubeconfig));
       const all = ['east', 'north', 'west'];
       await eventually(
         () => {
@@ -129,7 +131,7 @@ describe('kubeconfig Secrets: multicluster-runtime v0.24.1 (Go) and kubeforge en
       await eventually(() => assert.deepEqual(mgr.listClusters(), ['east', 'west']), { timeout: 30_000 });
       // Go disengages on its reconcile of the deleted Secret; give it the same moment.
       await new Promise((r) => setTimeout(r, 2000));
-      for (const c of fleet!.clusters) await c.client.create(cm('after'));
+      for (const c of must(fleet, 'fleet').clusters) await c.client.create(cm('after'));
       await eventually(
         () => {
           assert.deepEqual(clustersOf(fromKubeforge, 'after'), ['east', 'west'], 'kubeforge');

@@ -19,6 +19,7 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findGo } from '../../src/envtest/go-build.js';
+import { must } from '../helpers/must.js';
 
 /**
  * The controller-gen the CRD tests compare with: the newest controller-tools release (v0.23.0), one
@@ -123,7 +124,7 @@ export async function runToolAllowingErrors(
   cwd: string,
 ): Promise<{ status: number | string; stdout: string; stderr: string }> {
   const go = await findGo();
-  const path = go && go.includes('/') ? `${dirname(go)}:${process.env.PATH ?? ''}` : process.env.PATH;
+  const path = go?.includes('/') ? `${dirname(go)}:${process.env.PATH ?? ''}` : process.env.PATH;
   const r = spawnSync(bin, args, {
     cwd,
     encoding: 'utf8',
@@ -331,7 +332,7 @@ export async function jaegerAllInOne(): Promise<string> {
   const target = join(cacheBin(), `jaeger-all-in-one-${JAEGER_VERSION}`);
   if (existsSync(target)) return target;
   const dir = await goModuleDir('github.com/jaegertracing/jaeger', JAEGER_VERSION);
-  const go = (await findGo())!;
+  const go = must(await findGo(), '(await findGo())');
   mkdirSync(cacheBin(), { recursive: true });
   const tmp = mkdtempSync(join(cacheBin(), '.jaeger-'));
   try {

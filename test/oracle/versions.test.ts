@@ -24,7 +24,7 @@ async function released(path: string): Promise<string[]> {
 /** Whether `a` is a later semantic version than `b` (vX.Y.Z, no pre-releases). */
 const later = (a: string, b: string) => {
   const [x, y] = [a, b].map((v) => v.replace(/^v/, '').split('.').map(Number));
-  for (let i = 0; i < 3; i++) if (x![i] !== y![i]) return x![i]! > y![i]!;
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] > y[i];
   return false;
 };
 const newest = (vs: string[]) => vs.filter((v) => /^v\d+\.\d+\.\d+$/.test(v)).reduce((a, b) => (later(b, a) ? b : a));

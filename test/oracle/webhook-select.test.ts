@@ -21,6 +21,7 @@ import { generateWebhooks } from '../../src/manifests/webhook.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { controllerGen, runToolAllowingErrors } from './tools.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const twins = join(root, 'test/oracle/go');
@@ -182,7 +183,10 @@ function goMarker(c: Case): string {
   const a = argsOf(c);
   let patch: Record<string, unknown> | undefined;
   for (const key of ['namespaceSelector', 'objectSelector', 'matchConditions'] as const)
-    if (a[key] !== undefined) (patch ??= {})[key] = a[key];
+    if (a[key] !== undefined) {
+      patch ??= {};
+      patch[key] = a[key];
+    }
   let patchText = a.patch;
   if (patch) {
     // The typed fields first, the patch over them (kubeforge's order).
@@ -233,7 +237,7 @@ describe('webhook selectors, match conditions and patch: controller-gen v0.22 as
     const cg = await controllerGenOn(ACCEPTED);
     assert.equal(cg.status, 0, cg.stderr);
     const theirs = new Map<string, unknown>();
-    for (const doc of YAML.parseAllDocuments(cg.out!))
+    for (const doc of YAML.parseAllDocuments(must(cg.out, 'cg.out')))
       for (const h of (doc.toJS() as { webhooks?: { name: string }[] })?.webhooks ?? []) theirs.set(h.name, h);
     const ours = kubeforge(ACCEPTED);
     assert.deepEqual(ours.diagnostics, []);

@@ -8,6 +8,7 @@ import {
   validateNpmPackageName,
   validateVersion,
 } from '../../src/project/index.js';
+import { must } from '../helpers/must.js';
 
 describe('DNS-1123 subdomain (--domain)', () => {
   // apimachinery's IsDNS1123Subdomain bounds the whole name only (253), not each dot-separated part.
@@ -43,12 +44,30 @@ describe('DNS-1123 label (--project-name)', () => {
     for (const ok of ['guestbook', 'my-operator', 'a1', '1a']) assert.equal(validateDns1123Label(ok), undefined, ok);
   });
   it('rejects dots, upper case, edges and length with the rule', () => {
-    assert.match(validateDns1123Label('my.operator')!.message, /found "\." at position 3/);
-    assert.match(validateDns1123Label('MyOperator')!.message, /upper-case "M"/);
-    assert.match(validateDns1123Label('operator-')!.message, /must start and end with a letter or digit/);
-    assert.match(validateDns1123Label('a'.repeat(64))!.message, /at most 63 characters \(it has 64\)/);
     assert.match(
-      validateDns1123Label('x_y', 'project name', '--project-name')!.hint!,
+      must(validateDns1123Label('my.operator'), "validateDns1123Label('my.operator')").message,
+      /found "\." at position 3/,
+    );
+    assert.match(
+      must(validateDns1123Label('MyOperator'), "validateDns1123Label('MyOperator')").message,
+      /upper-case "M"/,
+    );
+    assert.match(
+      must(validateDns1123Label('operator-'), "validateDns1123Label('operator-')").message,
+      /must start and end with a letter or digit/,
+    );
+    assert.match(
+      must(validateDns1123Label('a'.repeat(64)), "validateDns1123Label('a'.repeat(64))").message,
+      /at most 63 characters \(it has 64\)/,
+    );
+    assert.match(
+      must(
+        must(
+          validateDns1123Label('x_y', 'project name', '--project-name'),
+          "validateDns1123Label('x_y', 'project name', '--project-name')",
+        ).hint,
+        "validateDns1123Label('x_y', 'project name', '--project-name')!.hint",
+      ),
       /--project-name needs a DNS-1123 label such as "my-operator"/,
     );
   });
@@ -58,19 +77,28 @@ describe('other names', () => {
   it('npm package names', () => {
     assert.equal(validateNpmPackageName('my-operator'), undefined);
     assert.equal(validateNpmPackageName('@acme/my-operator'), undefined);
-    assert.match(validateNpmPackageName('MyOperator')!.message, /must be lower case/);
-    assert.match(validateNpmPackageName('_private')!.message, /must not start with "\." or "_"/);
-    assert.match(validateNpmPackageName('a b')!.message, /URL-safe/);
-    assert.match(validateNpmPackageName('@a/b/c')!.message, /"name" or "@scope\/name"/);
+    assert.match(
+      must(validateNpmPackageName('MyOperator'), "validateNpmPackageName('MyOperator')").message,
+      /must be lower case/,
+    );
+    assert.match(
+      must(validateNpmPackageName('_private'), "validateNpmPackageName('_private')").message,
+      /must not start with "\." or "_"/,
+    );
+    assert.match(must(validateNpmPackageName('a b'), "validateNpmPackageName('a b')").message, /URL-safe/);
+    assert.match(
+      must(validateNpmPackageName('@a/b/c'), "validateNpmPackageName('@a/b/c')").message,
+      /"name" or "@scope\/name"/,
+    );
   });
   it('Kinds, versions, groups', () => {
     assert.equal(validateKind('CronJob'), undefined);
-    assert.match(validateKind('cronJob')!.message, /upper-case letter/);
-    assert.match(validateKind('Cron_Job')!.message, /found "_"/);
+    assert.match(must(validateKind('cronJob'), "validateKind('cronJob')").message, /upper-case letter/);
+    assert.match(must(validateKind('Cron_Job'), "validateKind('Cron_Job')").message, /found "_"/);
     for (const v of ['v1', 'v1alpha1', 'v2beta3', 'v10']) assert.equal(validateVersion(v), undefined, v);
     for (const v of ['1', 'v0', 'v1gamma1', 'V1', 'v1alpha']) assert.ok(validateVersion(v), v);
     assert.equal(validateGroup(''), undefined, 'core group');
     assert.equal(validateGroup('batch'), undefined);
-    assert.match(validateGroup('Batch')!.message, /upper-case "B"/);
+    assert.match(must(validateGroup('Batch'), "validateGroup('Batch')").message, /upper-case "B"/);
   });
 });

@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { ts } from 'ts-morph';
 import { packageRoot } from '../../src/util/package-root.js';
 import { assertGoldenFile } from '../helpers/golden.js';
+import { must } from '../helpers/must.js';
 
 /**
  * The public entry points: package.json's "exports" but the CLI's own (".") and package.json,
@@ -79,7 +80,7 @@ function resolveAlias(checker: ts.TypeChecker, symbol: ts.Symbol): ts.Symbol {
  */
 function report(program: ts.Program, file: string, exported: Set<ts.Symbol>): string {
   const checker = program.getTypeChecker();
-  const source = program.getSourceFile(file)!;
+  const source = must(program.getSourceFile(file), 'program.getSourceFile(file)');
   const moduleSymbol = checker.getSymbolAtLocation(source);
   if (!moduleSymbol) return '';
   const dist = join(packageRoot(), 'dist');
@@ -111,14 +112,14 @@ function report(program: ts.Program, file: string, exported: Set<ts.Symbol>): st
         ? (checker.getTypeFromTypeNode(node).aliasSymbol ?? checker.getTypeFromTypeNode(node).getSymbol())
         : undefined;
       if (name || imported) {
-        const symbol = imported ?? checker.getSymbolAtLocation(name!);
+        const symbol = imported ?? checker.getSymbolAtLocation(must(name, 'name'));
         if (symbol && !(symbol.flags & ts.SymbolFlags.TypeParameter)) {
           const used = resolveAlias(checker, symbol);
           const home = used.declarations?.[0]?.getSourceFile().fileName;
-          if (home && home.startsWith(dist) && !exported.has(used)) {
+          if (home?.startsWith(dist) && !exported.has(used)) {
             const key = `${used.getName()} (${home.slice(dist.length + 1)})`;
             if (!forgotten.has(key)) forgotten.set(key, new Set());
-            forgotten.get(key)!.add(exp.getName());
+            must(forgotten.get(key), 'forgotten.get(key)').add(exp.getName());
           }
         }
       }
@@ -137,7 +138,7 @@ function exportedSymbols(program: ts.Program, files: string[]): Set<ts.Symbol> {
   const checker = program.getTypeChecker();
   const out = new Set<ts.Symbol>();
   for (const f of files) {
-    const m = checker.getSymbolAtLocation(program.getSourceFile(f)!);
+    const m = checker.getSymbolAtLocation(must(program.getSourceFile(f), 'program.getSourceFile(f)'));
     for (const exp of m ? checker.getExportsOfModule(m) : []) out.add(resolveAlias(checker, exp));
   }
   return out;

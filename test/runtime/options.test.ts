@@ -37,7 +37,7 @@ function offlineConfig(): KubeConfig {
 const silent = () => newLogger({ level: 'error', destination: { write: () => undefined } });
 
 /** Options a JavaScript caller (or an old release's user) may pass: not of the options type. */
-const js = (o: Record<string, unknown>): any => o;
+const js = (o: Record<string, unknown>): never => o as never;
 
 /** The UnknownOptionError `fn` throws (or rejects with). */
 async function refusal(fn: () => unknown): Promise<UnknownOptionError> {

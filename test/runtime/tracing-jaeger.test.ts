@@ -26,6 +26,7 @@ import { FieldErrors, field, newWebhookServer, webhookManagedBy } from '../../sr
 import { eventually, newTestManager, TestEnvironment } from '../../src/testing/index.js';
 import { JAEGER_VERSION, jaegerAllInOne } from '../oracle/tools.js';
 import { quiet } from './webhook/helpers.js';
+import { must } from '../helpers/must.js';
 
 const GROUP = 'tracing.kubeforge.io';
 const SERVICE = 'kubeforge-tracing-e2e';
@@ -117,8 +118,8 @@ class Jaeger {
       { env: { ...process.env, SPAN_STORAGE_TYPE: 'memory' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const keep = (c: Buffer) => (this.output = (this.output + c.toString('utf8')).slice(-20_000));
-    this.child.stdout!.on('data', keep);
-    this.child.stderr!.on('data', keep);
+    must(this.child.stdout, 'this.child.stdout').on('data', keep);
+    must(this.child.stderr, 'this.child.stderr').on('data', keep);
     await eventually(
       async () => {
         if (this.child?.exitCode !== null) throw new Error(`Jaeger exited:\n${this.output}`);
@@ -297,7 +298,9 @@ describe(`one trace through Jaeger ${JAEGER_VERSION}: reconcile, client, kube-ap
       );
       return found as JaegerTrace;
     } catch (e) {
-      const spans = last?.spans.map((s) => `${last!.processes[s.processID]?.serviceName}: ${s.operationName}`);
+      const spans = last?.spans.map(
+        (s) => `${must(last, 'last').processes[s.processID]?.serviceName}: ${s.operationName}`,
+      );
       throw new Error(`${(e as Error).message}\nlast trace read: ${JSON.stringify(spans)}`);
     }
   }
@@ -343,7 +346,7 @@ describe(`one trace through Jaeger ${JAEGER_VERSION}: reconcile, client, kube-ap
       apiserver.map((s) => s.operationName).join(', '),
     );
     // The webhook's span, under the API server's call.
-    const hook = webhookSpan(t)!;
+    const hook = must(webhookSpan(t), 'webhookSpan(t)');
     assert.equal(tag(hook, 'kubeforge.admission.allowed'), true);
     assert.equal(tag(hook, 'kubeforge.admission.operation'), 'CREATE');
     const chain = ancestry(t, hook);
@@ -366,16 +369,22 @@ describe(`one trace through Jaeger ${JAEGER_VERSION}: reconcile, client, kube-ap
 
   it('a refused create: the webhook span records the causes, the client span the 422, the reconcile span the error', async () => {
     const t = await traceOf('widget-minus', complete, false);
-    const hook = webhookSpan(t)!;
+    const hook = must(webhookSpan(t), 'webhookSpan(t)');
     assert.equal(tag(hook, 'kubeforge.admission.allowed'), false);
     assert.equal(tag(hook, 'kubeforge.admission.reason'), 'Invalid');
     assert.match(
       String(tag(hook, 'kubeforge.admission.causes')),
       /spec\.size: Invalid value: -1: must be at least 0|spec\.size/,
     );
-    const create = t.spans.find((s) => s.operationName === 'create widgets')!;
+    const create = must(
+      t.spans.find((s) => s.operationName === 'create widgets'),
+      "t.spans.find((s) => s.operationName === 'create widgets')",
+    );
     assert.equal(tag(create, 'http.response.status_code'), 422);
-    const reconcile = t.spans.find((s) => s.operationName === 'reconcile widget-maker')!;
+    const reconcile = must(
+      t.spans.find((s) => s.operationName === 'reconcile widget-maker'),
+      "t.spans.find((s) => s.operationName === 'reconcile widget-maker')",
+    );
     assert.equal(tag(reconcile, 'kubeforge.reconcile.result'), 'error');
     assert.equal(tag(reconcile, 'error'), true);
     assert.deepEqual(ancestry(t, hook).slice(-2), [

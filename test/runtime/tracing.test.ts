@@ -21,6 +21,10 @@ import {
   type SpanRecorder,
 } from '../../src/testing/index.js';
 import { admissionReview, request, startServer } from './webhook/helpers.js';
+import { must } from '../helpers/must.js';
+
+/** The part of an AdmissionReview these handlers read. */
+type ReviewRequest = { request: { uid: string } };
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 type ConfigMap = { apiVersion: string; kind: string; metadata: { name: string; namespace: string }; data?: object };
@@ -40,7 +44,7 @@ async function copier(
     const client = mgr.getClient();
     const src = await client.get<ConfigMap>(CM, req);
     await client
-      .create({ ...CM, metadata: { name: `${req.name}-copy`, namespace: req.namespace! }, data: src.data })
+      .create({ ...CM, metadata: { name: `${req.name}-copy`, namespace: req.namespace }, data: src.data })
       .catch((e: { code?: number }) => {
         if (e.code !== 409) throw e;
       });
@@ -75,7 +79,7 @@ describe('tracing (issue #42)', () => {
       traceFlags: 1,
       isRemote: true,
     });
-    assert.equal(formatTraceparent(sc!), '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    assert.equal(formatTraceparent(sc), '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
     for (const bad of [
       '00-00000000000000000000000000000000-b7ad6b7169203331-01',
       '00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01',
@@ -178,11 +182,11 @@ describe('tracing (issue #42)', () => {
         ctx.logger.info('copying');
         const client = mgr.getClient();
         await client.create(
-          { ...CM, metadata: { name: `${req.name}-copy`, namespace: req.namespace! } },
+          { ...CM, metadata: { name: `${req.name}-copy`, namespace: req.namespace } },
           { signal: ctx.signal },
         );
         // Without the signal the runtime cannot tell which reconcile sent it: no span, no traceparent.
-        await client.create({ ...CM, metadata: { name: `${req.name}-other`, namespace: req.namespace! } });
+        await client.create({ ...CM, metadata: { name: `${req.name}-other`, namespace: req.namespace } });
         return {};
       });
     const stop = new AbortController();
@@ -218,7 +222,7 @@ describe('tracing (issue #42)', () => {
     const srv = await startServer(
       (s) =>
         s.register('/validate', {
-          handle: async (body: any, ctx: { logger: pino.Logger }) => {
+          handle: async (body: ReviewRequest, ctx: { logger: pino.Logger }) => {
             ctx.logger.info('validating');
             return {
               apiVersion: 'admission.k8s.io/v1',
@@ -231,9 +235,14 @@ describe('tracing (issue #42)', () => {
     );
     closers.push(() => srv.stop());
     const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    const reply = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: {} }), {
-      headers: { traceparent: parent },
-    });
+    const reply = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: {} }),
+      {
+        headers: { traceparent: parent },
+      },
+    );
     assert.equal(reply.status, 200);
     const w = await spans.ended('admission /validate CREATE');
     const line = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'validating');
@@ -285,7 +294,7 @@ describe('tracing (issue #42)', () => {
     spans = recordSpans();
     const srv = await startServer((s) =>
       s.register('/validate', {
-        handle: async (body: any) => ({
+        handle: async (body: ReviewRequest) => ({
           apiVersion: 'admission.k8s.io/v1',
           kind: 'AdmissionReview',
           response: {
@@ -304,7 +313,7 @@ describe('tracing (issue #42)', () => {
     closers.push(() => srv.stop());
     const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const reply = await request(
-      srv.server.port!,
+      must(srv.server.port, 'srv.server.port'),
       '/validate',
       admissionReview('CREATE', { object: { spec: { size: 0 } } }),
       { headers: { traceparent: parent } },
@@ -324,7 +333,7 @@ describe('tracing (issue #42)', () => {
     assert.equal(w.attributes['http.response.status_code'], 200);
     assert.equal(w.events[0]?.name, 'admission denied');
     // Without a traceparent: a root span of its own trace.
-    await request(srv.server.port!, '/validate', admissionReview('UPDATE', { object: {} }));
+    await request(must(srv.server.port, 'srv.server.port'), '/validate', admissionReview('UPDATE', { object: {} }));
     const root = await spans.ended('admission /validate UPDATE');
     assert.equal(root.parentSpanId, undefined);
   });
@@ -333,7 +342,7 @@ describe('tracing (issue #42)', () => {
     spans = recordSpans();
     const srv = await startServer((s) =>
       s.register('/validate-cm', {
-        handle: async (body: any) => ({
+        handle: async (body: ReviewRequest) => ({
           apiVersion: 'admission.k8s.io/v1',
           kind: 'AdmissionReview',
           response: { uid: body.request.uid, allowed: true },
@@ -368,7 +377,7 @@ describe('tracing (issue #42)', () => {
     const hook = await spans.ended('admission /validate-cm CREATE');
     const create = spans.parentOf(hook);
     assert.equal(create?.name, 'create configmaps');
-    assert.equal(spans.parentOf(create!)?.name, 'test');
+    assert.equal(spans.parentOf(create)?.name, 'test');
     assert.equal(hook.attributes['kubeforge.admission.allowed'], true);
   });
 
@@ -410,7 +419,7 @@ describe('tracing (issue #42)', () => {
     spans = recordSpans();
     const srv = await startServer((s) =>
       s.register('/convert', {
-        handle: async (body: any) => ({
+        handle: async (body: ReviewRequest) => ({
           apiVersion: 'apiextensions.k8s.io/v1',
           kind: 'ConversionReview',
           response: { uid: body.request.uid, convertedObjects: [], result: { status: 'Failure', message: 'no way' } },
@@ -418,7 +427,7 @@ describe('tracing (issue #42)', () => {
       }),
     );
     closers.push(() => srv.stop());
-    await request(srv.server.port!, '/convert', {
+    await request(must(srv.server.port, 'srv.server.port'), '/convert', {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'ConversionReview',
       request: { uid: 'c1', desiredAPIVersion: 'example.com/v2', objects: [{}, {}] },

@@ -167,11 +167,7 @@ const CASES: {
         '--defaulting',
       ),
       api('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress'),
-      [
-        'edit-types',
-        'src/api/v1/wordpress_types.ts',
-        'test/controller/wordpress_controller.both.test.ts',
-      ],
+      ['edit-types', 'src/api/v1/wordpress_types.ts', 'test/controller/wordpress_controller.both.test.ts'],
       webhook('--group', 'example.com', '--version', 'v1', '--kind', 'Wordpress', '--defaulting'),
     ],
   },

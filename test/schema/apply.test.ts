@@ -6,11 +6,12 @@ import { getMarkerDefinition } from '../../src/markers/definitions.js';
 import type { MarkerValue } from '../../src/collector/collector.js';
 import { applyMarkers, type Fold } from '../../src/schema/apply.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
+import { must } from '../helpers/must.js';
 
 function mk(name: string, args?: unknown): MarkerValue {
   return {
     name,
-    def: getMarkerDefinition(name)!,
+    def: must(getMarkerDefinition(name), 'getMarkerDefinition(name)'),
     args,
     source: 'decorator',
     file: 'f.ts',

@@ -16,7 +16,9 @@ import { after, describe, it } from 'node:test';
 import { analyzeProject } from '../manifests/analyze-helper.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(types: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-intersection-'));

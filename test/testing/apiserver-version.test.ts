@@ -8,16 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { apiServerMinor, TestEnvironment } from '../../src/testing/environment.js';
+import { must } from '../helpers/must.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 /** A folder with the real etcd and a kube-apiserver stand-in that reports `version` and records its flags. */
 function assets(version: string): { dir: string; argsFile: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kf-fake-apiserver-'));
   made.push(dir);
   const argsFile = join(dir, 'args.txt');
-  symlinkSync(join(process.env.KUBEBUILDER_ASSETS!, 'etcd'), join(dir, 'etcd'));
+  symlinkSync(join(must(process.env.KUBEBUILDER_ASSETS, 'process.env.KUBEBUILDER_ASSETS'), 'etcd'), join(dir, 'etcd'));
   writeFileSync(
     join(dir, 'kube-apiserver'),
     `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "Kubernetes ${version}"; exit 0; fi\nprintf '%s\\n' "$@" > ${JSON.stringify(argsFile)}\necho "stand-in: not a real API server" >&2\nexit 1\n`,
@@ -31,11 +34,15 @@ describe('TestEnvironment and kube-apiserver versions', () => {
     assert.equal(apiServerMinor(`${assets('v1.34.1').dir}/kube-apiserver`), 34);
     assert.equal(apiServerMinor(`${assets('v1.20.2').dir}/kube-apiserver`), 20);
     assert.equal(apiServerMinor(`${assets('something else').dir}/kube-apiserver`), undefined);
-    const real = spawnSync(join(process.env.KUBEBUILDER_ASSETS!, 'kube-apiserver'), ['--version'], {
-      encoding: 'utf8',
-    }).stdout;
+    const real = spawnSync(
+      join(must(process.env.KUBEBUILDER_ASSETS, 'process.env.KUBEBUILDER_ASSETS'), 'kube-apiserver'),
+      ['--version'],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout;
     assert.equal(
-      apiServerMinor(join(process.env.KUBEBUILDER_ASSETS!, 'kube-apiserver')),
+      apiServerMinor(join(must(process.env.KUBEBUILDER_ASSETS, 'process.env.KUBEBUILDER_ASSETS'), 'kube-apiserver')),
       Number(/v1\.(\d+)\./.exec(real)?.[1]),
       `the binary this suite runs on: ${real}`,
     );

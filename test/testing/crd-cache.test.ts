@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseCRDFile } from '../../src/testing/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 const testingURL = new URL('../../src/testing/index.js', import.meta.url).href;
 const sample = join(packageRoot(), 'testdata/project/config/crd/bases/batch.tutorial.kubebuilder.io_cronjobs.yaml');
@@ -41,7 +42,7 @@ console.log(JSON.stringify(out));
     timeout: 60_000,
   });
   assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+  return JSON.parse(must(r.stdout.trim().split('\n').pop(), "r.stdout.trim().split('\\n').pop()"));
 }
 
 describe('CRD files parsed once, across processes', () => {

@@ -14,6 +14,7 @@ import {
 } from '../../src/testing/index.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../..');
 const fixtures = join(root, 'test/fixtures/testing');
@@ -165,7 +166,11 @@ describe('TestEnvironment on a real API server', () => {
       'widgets.test.kubeforge.io',
     ]);
     const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.test.kubeforge.io');
-    assert.ok(crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'));
+    assert.ok(
+      crd.status.conditions.some(
+        (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
+      ),
+    );
     const created = await rest.request('POST', '/apis/test.kubeforge.io/v1/namespaces/default/widgets', {
       body: {
         apiVersion: 'test.kubeforge.io/v1',
@@ -186,7 +191,7 @@ describe('TestEnvironment on a real API server', () => {
       metadata: { name: 'via-client', namespace: 'default' },
     });
     const cm = await client.get({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', name: 'via-client' });
-    assert.equal(cm.metadata!.name, 'via-client');
+    assert.equal(must(cm.metadata, 'cm.metadata').name, 'via-client');
   });
 
   it('authenticates extra users without privileges (RBAC on)', async () => {
@@ -210,10 +215,14 @@ describe('TestEnvironment on a real API server', () => {
       const kc = await existing.start();
       assert.equal(existing.usesExistingCluster, true);
       assert.equal(existing.kubeconfigPath, env.kubeconfigPath);
-      assert.equal(kc.getCurrentCluster()!.server, env.serverURL);
+      assert.equal(must(kc.getCurrentCluster(), 'kc.getCurrentCluster()').server, env.serverURL);
       assert.deepEqual(existing.pids, { etcd: undefined, apiserver: undefined });
       const crd = await rest.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.test.kubeforge.io');
-      assert.ok(crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'));
+      assert.ok(
+        crd.status.conditions.some(
+          (c: { type: string; status: string }) => c.type === 'Established' && c.status === 'True',
+        ),
+      );
     } finally {
       await existing.stop();
       if (saved === undefined) delete process.env.KUBECONFIG;
@@ -244,7 +253,7 @@ describe('TestEnvironment stop', () => {
     const [c1, c2] = await Promise.all([env.start(), env.start()]);
     assert.equal(c1, c2, 'concurrent start() calls share one control plane');
     const { etcd, apiserver } = env.pids;
-    const dir = env.dataDirectory!;
+    const dir = must(env.dataDirectory, 'env.dataDirectory');
     assert.ok(alive(etcd) && alive(apiserver) && existsSync(dir));
     await Promise.all([env.stop(), env.stop()]);
     await env.stop();
@@ -264,7 +273,7 @@ describe('TestEnvironment stop', () => {
       process.exit(3);`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 90_000 });
     assert.equal(r.status, 3, r.stderr);
-    const info = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const info = JSON.parse(must(r.stdout.trim().split('\n').pop(), "r.stdout.trim().split('\\n').pop()"));
     assert.ok(info.etcd && info.apiserver);
     assert.equal(await gone(info.etcd), true, 'etcd was killed by the exit hook');
     assert.equal(await gone(info.apiserver), true, 'kube-apiserver was killed by the exit hook');
@@ -282,7 +291,7 @@ describe('TestEnvironment stop', () => {
       setTimeout(() => {}, 60_000);`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 90_000 });
     assert.equal(r.signal, 'SIGTERM', r.stderr);
-    const info = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const info = JSON.parse(must(r.stdout.trim().split('\n').pop(), "r.stdout.trim().split('\\n').pop()"));
     assert.equal(await gone(info.etcd), true);
     assert.equal(await gone(info.apiserver), true);
   });

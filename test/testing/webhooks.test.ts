@@ -19,17 +19,25 @@ import {
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { generateCACert, generateSignedCert } from '../../src/runtime/manager/selfsigned.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../..');
 const fixtures = join(root, 'test/fixtures/testing');
 const webhookDir = join(fixtures, 'webhook');
+
+/** An AdmissionReview or ConversionReview as the API server sends it. */
+// biome-ignore lint/suspicious/noExplicitAny: the API server's JSON, read by the tests without a schema
+type ServedReview = any;
+
+/** An object in a ConversionReview: the fields these tests read. */
+type ServedObject = { apiVersion: string; metadata: { name: string } };
 
 /** One call the API server made to the test webhook server. */
 interface Call {
   path: string;
   /** The query the API server added (its timeout). */
   query: string;
-  body: any;
+  body: ServedReview;
 }
 
 /**
@@ -41,7 +49,7 @@ class RecordingServer {
   private server?: https.Server;
   private waiters: Array<() => void> = [];
 
-  constructor(private readonly handlers: Record<string, (body: any, url: URL) => unknown>) {}
+  constructor(private readonly handlers: Record<string, (body: ServedReview, url: URL) => unknown>) {}
 
   private address?: { host: string; port: number };
 
@@ -68,7 +76,11 @@ class RecordingServer {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(handler(body, url)));
       });
     });
-    await new Promise<void>((r, j) => this.server!.once('error', j).listen(this.address!.port, this.address!.host, r));
+    await new Promise<void>((r, j) =>
+      must(this.server, 'this.server')
+        .once('error', j)
+        .listen(must(this.address, 'this.address').port, must(this.address, 'this.address').host, r),
+    );
   }
 
   /**
@@ -76,7 +88,7 @@ class RecordingServer {
    * connection and no TLS session ticket of the old one lets a client skip the new handshake.
    */
   async useCertificate(tls: { cert: string | Buffer; key: string | Buffer }): Promise<void> {
-    const old = this.server!;
+    const old = must(this.server, 'this.server');
     old.closeAllConnections();
     await new Promise<void>((r) => old.close(() => r()));
     await this.serve(tls);
@@ -104,13 +116,13 @@ class RecordingServer {
   }
 }
 
-const review = (body: any, response: Record<string, unknown>) => ({
+const review = (body: ServedReview, response: Record<string, unknown>) => ({
   apiVersion: 'admission.k8s.io/v1',
   kind: 'AdmissionReview',
   response: { uid: body.request.uid, ...response },
 });
 
-const handlers: Record<string, (body: any, url: URL) => unknown> = {
+const handlers: Record<string, (body: ServedReview, url: URL) => unknown> = {
   '/mutate-webhook-kubeforge-io-v1-sprocket': (body) =>
     review(body, {
       allowed: true,
@@ -132,7 +144,10 @@ const handlers: Record<string, (body: any, url: URL) => unknown> = {
     kind: 'ConversionReview',
     response: {
       uid: body.request.uid,
-      convertedObjects: body.request.objects.map((o: any) => ({ ...o, apiVersion: body.request.desiredAPIVersion })),
+      convertedObjects: body.request.objects.map((o: ServedObject) => ({
+        ...o,
+        apiVersion: body.request.desiredAPIVersion,
+      })),
       result: { status: 'Success' },
     },
   }),
@@ -149,7 +164,7 @@ describe('webhook configuration files', () => {
       ],
     );
     assert.deepEqual(
-      readWebhookFiles([join(webhookDir, 'manifests.yaml')]).map((c) => c.webhooks!.length),
+      readWebhookFiles([join(webhookDir, 'manifests.yaml')]).map((c) => must(c.webhooks, 'c.webhooks').length),
       [1, 2],
       'a single file is read as well',
     );
@@ -205,13 +220,21 @@ describe('webhook configuration files', () => {
     const [, validating] = readWebhookFiles([webhookDir]);
     const out = rewriteWebhookClientConfig(validating, '::1', 9443, 'Q0E=');
     assert.deepEqual(
-      out.webhooks!.map((w) => w.clientConfig),
+      must(out.webhooks, 'out.webhooks').map((w) => w.clientConfig),
       [
         { url: 'https://[::1]:9443/validate--v1-configmap', caBundle: 'Q0E=' },
         { url: 'https://[::1]:9443/validate-by-url', caBundle: 'Q0E=' },
       ],
     );
-    assert.equal(validating.webhooks![0].clientConfig!.service!.name, 'webhook-service', 'the input is not changed');
+    assert.equal(
+      must(
+        must(must(validating.webhooks, 'validating.webhooks')[0].clientConfig, 'validating.webhooks[0].clientConfig')
+          .service,
+        'validating.webhooks[0].clientConfig.service',
+      ).name,
+      'webhook-service',
+      'the input is not changed',
+    );
   });
 
   it('points only conversion strategy Webhook at /convert, defaulting conversionReviewVersions', () => {
@@ -350,7 +373,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
     );
     assert.deepEqual(
-      validating.webhooks.map((w: any) => w.clientConfig),
+      validating.webhooks.map((w: { clientConfig: unknown }) => w.clientConfig),
       [
         { url: `https://127.0.0.1:${port}/validate--v1-configmap`, caBundle },
         { url: `https://127.0.0.1:${port}/validate-by-url`, caBundle },
@@ -462,12 +485,12 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       (c) =>
         c.path === '/convert' &&
         c.body.request.desiredAPIVersion === 'webhook.kubeforge.io/v2' &&
-        c.body.request.objects.some((o: any) => o.metadata.name === 's2'),
+        c.body.request.objects.some((o: ServedObject) => o.metadata.name === 's2'),
     );
     assert.ok(call, 'the API server called /convert');
     assert.equal(call.body.kind, 'ConversionReview');
     assert.equal(
-      call.body.request.objects.find((o: any) => o.metadata.name === 's2').apiVersion,
+      call.body.request.objects.find((o: ServedObject) => o.metadata.name === 's2').apiVersion,
       'webhook.kubeforge.io/v1',
     );
   });
@@ -554,7 +577,7 @@ describe('TestEnvironment with webhooks on a real API server', () => {
       else process.env.KUBECONFIG = saved;
     }
     await assert.rejects(rest.get(path), (e: unknown) => e instanceof StatusError && e.code === 404);
-    assert.equal(existsSync(certDir!), false, 'the certificate folder is removed');
+    assert.equal(existsSync(certDir), false, 'the certificate folder is removed');
     await rest.get(
       '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/validating-webhook-configuration',
     );

@@ -9,6 +9,7 @@ import { isNotFound, mergePatch, newClient } from '../../../src/runtime/client/i
 import type { Client } from '../../../src/runtime/contracts.js';
 import { Widget, startEnv, testLogger, waitFor, widget } from '../controller/harness.js';
 import { CuttableProxy } from './proxy.js';
+import { must } from '../../helpers/must.js';
 
 let env: TestEnvironment;
 let config: KubeConfig;
@@ -42,11 +43,21 @@ async function withCache<T>(
 /** name -> resourceVersion of every Widget, live from the server. */
 async function serverState(ns: string): Promise<Map<string, string>> {
   const l = await live.list(Widget, { namespace: ns });
-  return new Map(l.items.map((w) => [w.metadata!.name!, w.metadata!.resourceVersion!]));
+  return new Map(
+    l.items.map((w) => [
+      must(must(w.metadata, 'w.metadata').name, 'w.metadata.name'),
+      must(must(w.metadata, 'w.metadata').resourceVersion, 'w.metadata.resourceVersion'),
+    ]),
+  );
 }
 async function cacheState(cache: InformerCache, ns: string): Promise<Map<string, string>> {
   const l = await cache.list(Widget, { namespace: ns });
-  return new Map(l.items.map((w) => [w.metadata!.name!, w.metadata!.resourceVersion!]));
+  return new Map(
+    l.items.map((w) => [
+      must(must(w.metadata, 'w.metadata').name, 'w.metadata.name'),
+      must(must(w.metadata, 'w.metadata').resourceVersion, 'w.metadata.resourceVersion'),
+    ]),
+  );
 }
 
 describe('informer cache', () => {
@@ -80,21 +91,32 @@ describe('informer cache', () => {
       // What those reads go through: the informer's store (get, list, byIndex, object).
       const { store } = await cache.informerFor(Widget);
       assert.deepEqual([...store.list()].sort(), ['a/w1', 'a/w2', 'b/w3']);
-      assert.deepEqual([...store.byIndex('namespace', 'a')!].sort(), ['a/w1', 'a/w2']);
-      assert.deepEqual([...store.byIndex('label', 'app=web')!].sort(), ['a/w1', 'a/w2']);
-      assert.deepEqual([...store.byIndex({ field: 'spec.owner' }, 'alice')!].sort(), ['a/w1', 'b/w3']);
+      assert.deepEqual([...must(store.byIndex('namespace', 'a'), "store.byIndex('namespace', 'a')")].sort(), [
+        'a/w1',
+        'a/w2',
+      ]);
+      assert.deepEqual([...must(store.byIndex('label', 'app=web'), "store.byIndex('label', 'app=web')")].sort(), [
+        'a/w1',
+        'a/w2',
+      ]);
+      assert.deepEqual(
+        [
+          ...must(store.byIndex({ field: 'spec.owner' }, 'alice'), "store.byIndex({ field: 'spec.owner' }, 'alice')"),
+        ].sort(),
+        ['a/w1', 'b/w3'],
+      );
       assert.equal(store.byIndex({ field: 'spec.owner' }, 'nobody')?.size, 0);
       assert.equal(store.byIndex('label', 'app=nothing')?.size, 0);
       assert.equal(store.byIndex({ field: 'spec.message' }, 'x'), undefined, 'an index nobody registered');
       assert.equal(store.get('a/nope'), undefined);
-      const entry = store.get('a/w1')!;
+      const entry = must(store.get('a/w1'), "store.get('a/w1')");
       assert.equal(entry.namespace, 'a');
       assert.deepEqual(entry.labels, { app: 'web', tier: 'fe' });
       assert.notEqual(store.object(entry), store.object(entry), 'a fresh copy per call');
       assert.equal((store.object(entry) as Widget).spec?.owner, 'alice');
 
       // Copies: mutating a read object leaves the cache alone.
-      w1.spec!.owner = 'mallory';
+      w1.spec.owner = 'mallory';
       assert.equal((await cache.get(Widget, { namespace: 'a', name: 'w1' })).spec?.owner, 'alice');
 
       // Updates flow in and re-index.
@@ -158,7 +180,7 @@ describe('informer cache', () => {
       });
       i1.addEventHandler({
         onAdd: (o, isInitial) => {
-          if (!isInitial) got.push(o.metadata!.name!);
+          if (!isInitial) got.push(must(must(o.metadata, 'o.metadata').name, 'o.metadata.name'));
         },
       });
       await live.create(widget('a', 'w4'));
@@ -174,10 +196,12 @@ describe('informer cache', () => {
       const resynced = new Set<string>();
       inf.addEventHandler({
         onUpdate: (o, n) => {
-          if (o === n) resynced.add(n.metadata!.name!);
+          if (o === n) resynced.add(must(must(n.metadata, 'n.metadata').name, 'n.metadata.name'));
         },
       });
-      const expected = (await cache.list(Widget)).items.map((w) => w.metadata!.name!).sort();
+      const expected = (await cache.list(Widget)).items
+        .map((w) => must(must(w.metadata, 'w.metadata').name, 'w.metadata.name'))
+        .sort();
       await waitFor('a resync of every object', () => resynced.size === expected.length, 5_000);
       assert.deepEqual([...resynced].sort(), expected);
     });
@@ -287,7 +311,10 @@ describe('informer cache', () => {
         const inf = (await cache.getInformer(Widget)) as unknown as SharedInformer;
         await cache.waitForCacheSync();
         const deletes: { name: string; unknown: boolean }[] = [];
-        inf.addEventHandler({ onDelete: (o, unknown) => deletes.push({ name: o.metadata!.name!, unknown }) });
+        inf.addEventHandler({
+          onDelete: (o, unknown) =>
+            deletes.push({ name: must(must(o.metadata, 'o.metadata').name, 'o.metadata.name'), unknown }),
+        });
         const before = inf.stats();
         proxy.pause();
         // A write elsewhere moves etcd's revision past the informer's resourceVersion; the restarted

@@ -11,6 +11,7 @@ import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { setControllerReference } from '../../../src/runtime/util/index.js';
 import type { Client } from '../../../src/runtime/contracts.js';
 import { MiniManager, Widget, startEnv, testLogger, waitFor, widget } from '../controller/harness.js';
+import { must } from '../../helpers/must.js';
 
 let env: TestEnvironment;
 let config: KubeConfig;
@@ -50,7 +51,7 @@ function secret(ns: string, name: string, labels: Record<string, string>): V1Sec
 
 /** The metadata fields a PartialObjectMetadata must carry, as the server has them. */
 function metaOf(o: KubernetesObject): Record<string, unknown> {
-  const m = o.metadata!;
+  const m = must(o.metadata, 'o.metadata');
   return {
     name: m.name,
     namespace: m.namespace,
@@ -76,7 +77,10 @@ describe('metadata-only informers (real API server)', () => {
     rest.close();
     assert.equal(list.apiVersion, 'meta.k8s.io/v1');
     assert.equal(list.kind, 'PartialObjectMetadataList');
-    const item = list.items.find((i) => (i.metadata as { name: string }).name === 'raw')!;
+    const item = must(
+      list.items.find((i) => (i.metadata as { name: string }).name === 'raw'),
+      "list.items.find((i) => (i.metadata as { name: string }).name === 'r...",
+    );
     assert.deepEqual(Object.keys(item).sort(), ['apiVersion', 'kind', 'metadata']);
     assert.equal(item.kind, 'PartialObjectMetadata');
   });
@@ -115,7 +119,7 @@ describe('metadata-only informers (real API server)', () => {
       assert.notEqual(metaInf, fullInf);
       assert.equal(metaInf.isMetadataOnly(), true);
       const full = await cache.get(V1Secret, { namespace: 'm1', name: 's1' });
-      assert.equal(Buffer.from(full.data!.password, 'base64').toString(), 'pw-s1');
+      assert.equal(Buffer.from(must(full.data, 'full.data').password, 'base64').toString(), 'pw-s1');
 
       // Updates arrive through the metadata watch, to handlers too.
       const seen: PartialObjectMetadata[] = [];
@@ -127,7 +131,10 @@ describe('metadata-only informers (real API server)', () => {
       });
       assert.deepEqual(Object.keys(updated).sort(), ['apiVersion', 'kind', 'metadata']);
       await waitFor('an update event', () => seen.some((o) => o.metadata.labels?.tier === 'gold'));
-      const ev = seen.find((o) => o.metadata.labels?.tier === 'gold')!;
+      const ev = must(
+        seen.find((o) => o.metadata.labels?.tier === 'gold'),
+        "seen.find((o) => o.metadata.labels?.tier === 'gold')",
+      );
       assert.deepEqual(Object.keys(ev).sort(), ['apiVersion', 'kind', 'metadata']);
       assert.equal(ev.kind, 'Secret');
       assert.equal(
@@ -169,7 +176,17 @@ describe('metadata-only informers (real API server)', () => {
     const events: KubernetesObject[] = [];
     controllerManagedBy(mgr)
       .for(Widget)
-      .owns(V1Secret, { metadataOnly: true, predicates: [{ update: (e) => (events.push(e.objectNew), true) }] })
+      .owns(V1Secret, {
+        metadataOnly: true,
+        predicates: [
+          {
+            update: (e) => {
+              events.push(e.objectNew);
+              return true;
+            },
+          },
+        ],
+      })
       .complete(async (req) => {
         reconciled.push(req.name);
       });
@@ -191,7 +208,10 @@ describe('metadata-only informers (real API server)', () => {
         'a reconcile of the owner after the Secret changed',
         () => reconciled.length > before && events.some((o) => o.metadata?.annotations?.touched === 'yes'),
       );
-      const ev = events.find((o) => o.metadata?.annotations?.touched === 'yes')!;
+      const ev = must(
+        events.find((o) => o.metadata?.annotations?.touched === 'yes'),
+        "events.find((o) => o.metadata?.annotations?.touched === 'yes')",
+      );
       assert.deepEqual(Object.keys(ev).sort(), ['apiVersion', 'kind', 'metadata']);
       assert.equal(ev.kind, 'Secret');
       assert.equal(reconciled.at(-1), 'w');
@@ -217,19 +237,34 @@ describe('unsafeDisableDeepCopy (real API server)', () => {
       const [fromList] = (await cache.list(V1ConfigMap, { namespace: 'm3' })).items;
       assert.equal(fromList, a);
       assert.equal(Object.isFrozen(a), false);
-      a.data!.k = 'changed by a careless reader';
+      must(a.data, 'a.data').k = 'changed by a careless reader';
       assert.equal(
-        (await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data!.k,
+        must(
+          (await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data,
+          "(await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data",
+        ).k,
         'changed by a careless reader',
       );
       // The server still has the old value: the cache now disagrees with it until the next event.
-      assert.equal((await live.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data!.k, 'v');
+      assert.equal(
+        must(
+          (await live.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data,
+          "(await live.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data",
+        ).k,
+        'v',
+      );
       await live.patch(a, mergePatch({ data: { other: 'x' } }));
       await waitFor(
         'the next event replacing the object',
         async () => (await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data?.other === 'x',
       );
-      assert.equal((await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data!.k, 'v');
+      assert.equal(
+        must(
+          (await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data,
+          "(await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' })).data",
+        ).k,
+        'v',
+      );
     });
   });
 
@@ -239,8 +274,14 @@ describe('unsafeDisableDeepCopy (real API server)', () => {
       const s1 = await cache.get(V1Secret, { namespace: 'm3', name: 'sec' });
       const s2 = await cache.get(V1Secret, { namespace: 'm3', name: 'sec' });
       assert.notEqual(s1, s2);
-      s1.metadata!.labels = { mutated: 'yes' };
-      assert.equal((await cache.get(V1Secret, { namespace: 'm3', name: 'sec' })).metadata!.labels, undefined);
+      must(s1.metadata, 's1.metadata').labels = { mutated: 'yes' };
+      assert.equal(
+        must(
+          (await cache.get(V1Secret, { namespace: 'm3', name: 'sec' })).metadata,
+          "(await cache.get(V1Secret, { namespace: 'm3', name: 'sec' })).metadata",
+        ).labels,
+        undefined,
+      );
       const c1 = await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' });
       assert.equal(await cache.get(V1ConfigMap, { namespace: 'm3', name: 'c1' }), c1);
     });

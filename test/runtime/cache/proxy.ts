@@ -2,6 +2,7 @@
 // ones while objects change (TLS passes through untouched: the certificate names 127.0.0.1).
 import net from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { must } from '../../helpers/must.js';
 
 export class CuttableProxy {
   private server?: net.Server;
@@ -37,8 +38,8 @@ export class CuttableProxy {
       upstream.pipe(client);
       this.pairs.push([client, upstream]);
     });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.port = (this.server!.address() as net.AddressInfo).port;
+    await new Promise<void>((r) => must(this.server, 'this.server').listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as net.AddressInfo).port;
   }
 
   /** Cuts every open connection (like a network blip or an API server crash). */
@@ -77,7 +78,7 @@ export class CuttableProxy {
 
   /** A copy of `kc` whose server goes through this proxy. */
   kubeConfig(kc: KubeConfig): KubeConfig {
-    const cluster = kc.getCurrentCluster()!;
+    const cluster = must(kc.getCurrentCluster(), 'kc.getCurrentCluster()');
     const url = new URL(cluster.server);
     const out = new KubeConfig();
     out.loadFromOptions({
@@ -90,7 +91,7 @@ export class CuttableProxy {
   }
 
   static for(kc: KubeConfig): CuttableProxy {
-    const url = new URL(kc.getCurrentCluster()!.server);
+    const url = new URL(must(kc.getCurrentCluster(), 'kc.getCurrentCluster()').server);
     return new CuttableProxy({ host: url.hostname, port: Number(url.port) });
   }
 }

@@ -80,7 +80,7 @@ describe('typed server-side apply (real API server)', () => {
     assert.equal(extractApplyConfiguration(forced, 'nobody'), undefined);
 
     // alice changes her extracted configuration and applies it back: bob's container stays.
-    mine.spec!.replicas = 3;
+    mine.spec.replicas = 3;
     const again = await alice.apply(mine);
     assert.equal(again.spec?.replicas, 3);
     assert.deepEqual(images(again), { app: 'app:1', sidecar: 'proxy:1' });

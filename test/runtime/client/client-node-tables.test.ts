@@ -15,6 +15,7 @@ import { reviveDates } from '../../../src/runtime/client/dates.js';
 import { DATE_STEPS } from '../../../src/runtime/client/client-node-dates.js';
 import { splitAPIVersion } from '../../../src/runtime/client/types.js';
 import { packageRoot } from '../../../src/util/package-root.js';
+import { must } from '../../helpers/must.js';
 
 const repo = packageRoot();
 const models = k8s as unknown as Record<string, unknown>;
@@ -43,8 +44,8 @@ describe('the committed client-node tables', () => {
     for (const [model, apiVersion, kind, plural, namespaced] of BUILTIN_ROWS) {
       const cls = models[model] as { attributeTypeMap?: unknown } | undefined;
       assert.equal(typeof cls, 'function', `client-node exports no class ${model}`);
-      assert.ok(Array.isArray(cls!.attributeTypeMap), `${model} has no attributeTypeMap`);
-      const attrs = (cls!.attributeTypeMap as { baseName: string }[]).map((a) => a.baseName);
+      assert.ok(Array.isArray(must(cls, 'cls').attributeTypeMap), `${model} has no attributeTypeMap`);
+      const attrs = (must(cls, 'cls').attributeTypeMap as { baseName: string }[]).map((a) => a.baseName);
       for (const f of ['apiVersion', 'kind', 'metadata'])
         assert.ok(attrs.includes(f), `${model} is not an object kind (no ${f})`);
       const r = resolveStatic(cls as never);

@@ -218,7 +218,7 @@ describe('client (cache-backed)', () => {
       );
       assert.equal(seen.spec?.message, 'one');
       // Mutating what the cache returned does not change the cache.
-      seen.spec!.message = 'mutated locally';
+      seen.spec.message = 'mutated locally';
       const again = await cc.get(Widget, { namespace: 'default', name: 'cached' });
       assert.equal(again.spec?.message, 'one');
       // Live read through the API reader sees a write before the cache does or at the same time.

@@ -17,6 +17,7 @@ import {
 import { parseLabelSelector, matchesLabels, selectorString } from '../../../src/runtime/client/selector.js';
 import { labelSelectorPredicate } from '../../../src/runtime/controller/index.js';
 import { type FakeClient, newFakeClient } from '../../../src/testing/index.js';
+import { must } from '../../helpers/must.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const cm = (name: string, labels: Record<string, string>): V1ConfigMap => ({
@@ -122,15 +123,40 @@ describe('label selectors in kubeforge/runtime', () => {
     const ls: V1LabelSelector = { matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'db'] }] };
     const byLabelSelector = labelSelectorPredicate(ls);
     assert.deepEqual(
-      SETS.map((l) => byLabelSelector.create!(obj(l))),
+      SETS.map((l) => must(byLabelSelector.create, 'byLabelSelector.create')(obj(l))),
       SETS.map((l) => labelSelectorAsSelector(ls).matches(l)),
     );
-    assert.equal(labelSelectorPredicate(parseSelector('!app')).create!(obj(undefined)), true);
-    assert.equal(labelSelectorPredicate({ app: 'web' }).create!(obj({ app: 'web', env: 'prod' })), true);
-    assert.equal(labelSelectorPredicate({ app: 'web' }).create!(obj({ app: 'db' })), false);
-    assert.equal(labelSelectorPredicate({}).create!(obj(undefined)), true, 'an empty selector selects everything');
     assert.equal(
-      labelSelectorPredicate(selectorFromSet({ tier: 'x' })).update!({
+      must(
+        labelSelectorPredicate(parseSelector('!app')).create,
+        "labelSelectorPredicate(parseSelector('!app')).create",
+      )(obj(undefined)),
+      true,
+    );
+    assert.equal(
+      must(
+        labelSelectorPredicate({ app: 'web' }).create,
+        "labelSelectorPredicate({ app: 'web' }).create",
+      )(obj({ app: 'web', env: 'prod' })),
+      true,
+    );
+    assert.equal(
+      must(
+        labelSelectorPredicate({ app: 'web' }).create,
+        "labelSelectorPredicate({ app: 'web' }).create",
+      )(obj({ app: 'db' })),
+      false,
+    );
+    assert.equal(
+      must(labelSelectorPredicate({}).create, 'labelSelectorPredicate({}).create')(obj(undefined)),
+      true,
+      'an empty selector selects everything',
+    );
+    assert.equal(
+      must(
+        labelSelectorPredicate(selectorFromSet({ tier: 'x' })).update,
+        "labelSelectorPredicate(selectorFromSet({ tier: 'x' })).update",
+      )({
         objectOld: obj().object,
         objectNew: obj({ tier: 'x' }).object,
       }),

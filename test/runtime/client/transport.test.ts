@@ -32,6 +32,7 @@ import { newManager } from '../../../src/runtime/manager/index.js';
 import { LeaderElectionError, LeaderElector } from '../../../src/runtime/manager/leaderelection.js';
 import { EventBroadcaster } from '../../../src/runtime/manager/events.js';
 import { Widget, crdDir, testLogger, widget } from '../controller/harness.js';
+import { must } from '../../helpers/must.js';
 
 let env: TestEnvironment;
 let config: KubeConfig;
@@ -227,16 +228,19 @@ describe('one RESTMapper per manager', () => {
 });
 
 /** Classes whose statics drift from the CRD (test.kubeforge.io/v1 Widget, plural widgets). */
+// biome-ignore lint/complexity/noStaticOnlyClass: a kind reference is a class whose statics name the kind, as the API takes it
 class WrongPlural {
   static readonly gvk = { group: 'test.kubeforge.io', version: 'v1', kind: 'Widget' };
   static readonly plural = 'widgetz';
   static readonly namespaced = true;
 }
+// biome-ignore lint/complexity/noStaticOnlyClass: a kind reference is a class whose statics name the kind, as the API takes it
 class WrongKind {
   static readonly gvk = { group: 'test.kubeforge.io', version: 'v1', kind: 'Wodget' };
   static readonly plural = 'wodgets';
   static readonly namespaced = true;
 }
+// biome-ignore lint/complexity/noStaticOnlyClass: a kind reference is a class whose statics name the kind, as the API takes it
 class NotInstalled {
   static readonly gvk = { group: 'absent.kubeforge.io', version: 'v1', kind: 'Thing' };
   static readonly plural = 'things';
@@ -328,10 +332,14 @@ describe('cache options through the Manager', () => {
       const inf = (await mgr.getCache().getInformer(Widget)) as unknown as SharedInformer<Widget>;
       const indexer = inf.getIndexer();
       assert.ok(indexer.listKeys().includes('default/shaped'));
-      const one = indexer.getByKey('default/shaped')!;
+      const one = must(indexer.getByKey('default/shaped'), "indexer.getByKey('default/shaped')");
       assert.equal(one.metadata?.annotations?.transformed, 'yes');
-      one.spec!.message = 'changed by the caller';
-      assert.equal(indexer.getByKey('default/shaped')!.spec?.message, 'keep', 'every read is a fresh copy');
+      must(one.spec, 'one.spec').message = 'changed by the caller';
+      assert.equal(
+        must(indexer.getByKey('default/shaped'), "indexer.getByKey('default/shaped')").spec?.message,
+        'keep',
+        'every read is a fresh copy',
+      );
       assert.deepEqual(
         indexer.byIndex('namespace', 'default').map((x) => x.metadata?.name),
         indexer.list().map((x) => x.metadata?.name),

@@ -11,6 +11,7 @@ import { newCache } from '../../../src/runtime/cache/index.js';
 import { findStatusCondition, setStatusCondition } from '../../../src/runtime/util/index.js';
 import type { Client } from '../../../src/runtime/contracts.js';
 import { Widget, startEnv, testLogger, waitFor, widget } from '../controller/harness.js';
+import { must } from '../../helpers/must.js';
 
 let env: TestEnvironment;
 let config: KubeConfig;
@@ -32,7 +33,9 @@ after(async () => {
 
 /** What a compiled use of the declared type does: must not throw. */
 function age(obj: { metadata?: { creationTimestamp?: Date } }): number {
-  return Date.now() - obj.metadata!.creationTimestamp!.getTime();
+  return (
+    Date.now() - must(must(obj.metadata, 'obj.metadata').creationTimestamp, 'obj.metadata.creationTimestamp').getTime()
+  );
 }
 
 describe('timestamps are the Dates client-node declares', () => {
@@ -50,7 +53,7 @@ describe('timestamps are the Dates client-node declares', () => {
 
     const got = await live.get(V1ConfigMap, { namespace: 'default', name: 'dated' });
     assert.ok(got.metadata?.creationTimestamp instanceof Date, 'live get');
-    assert.equal(got.metadata!.creationTimestamp!.getTime(), created.metadata!.creationTimestamp!.getTime());
+    assert.equal(got.metadata.creationTimestamp.getTime(), created.metadata.creationTimestamp.getTime());
     const listed = await live.list(V1ConfigMap, { namespace: 'default' });
     assert.ok(
       listed.items.every((i) => i.metadata?.creationTimestamp instanceof Date),
@@ -72,13 +75,15 @@ describe('timestamps are the Dates client-node declares', () => {
     fromCache.data = { a: '2' };
     const updated = await cached.update(fromCache);
     assert.ok(updated.metadata?.creationTimestamp instanceof Date);
-    assert.equal(updated.metadata!.creationTimestamp!.getTime(), created.metadata!.creationTimestamp!.getTime());
+    assert.equal(updated.metadata.creationTimestamp.getTime(), created.metadata.creationTimestamp.getTime());
   });
 
   it("of a custom resource's metadata and status.conditions", async () => {
     const w = await live.create(widget('default', 'dated-widget', { replicas: 1 }));
     assert.ok(w.metadata?.creationTimestamp instanceof Date);
-    setStatusCondition(((w.status ??= {}).conditions ??= []), {
+    w.status ??= {};
+    w.status.conditions ??= [];
+    setStatusCondition(w.status.conditions, {
       type: 'Available',
       status: 'True',
       reason: 'Ok',
@@ -113,7 +118,9 @@ describe('writes refresh the object passed in', () => {
     assert.equal(returned, m, 'the same object is returned');
     assert.notEqual(m.metadata?.resourceVersion, rv0, 'obj carries the new resourceVersion');
     assert.equal(m.metadata?.generation, 2);
-    setStatusCondition(((m.status ??= {}).conditions ??= []), {
+    m.status ??= {};
+    m.status.conditions ??= [];
+    setStatusCondition(m.status.conditions, {
       type: 'Available',
       status: 'True',
       reason: 'Reconciling',

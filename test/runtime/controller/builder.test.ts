@@ -25,6 +25,7 @@ import {
   orPredicates as or,
 } from '../../../src/runtime/controller/predicate.js';
 import { MiniManager, Widget } from './harness.js';
+import { must } from '../../helpers/must.js';
 
 function offlineConfig(): KubeConfig {
   const kc = new KubeConfig();
@@ -147,15 +148,51 @@ describe('predicates', () => {
       labels: { x: '1' },
       annotations: { y: '1', z: '2' },
     });
-    assert.equal(GenerationChangedPredicate.update!({ objectOld: a, objectNew: sameGen }), false);
-    assert.equal(GenerationChangedPredicate.update!({ objectOld: a, objectNew: newAnn }), true);
+    assert.equal(
+      must(
+        GenerationChangedPredicate.update,
+        'GenerationChangedPredicate.update',
+      )({ objectOld: a, objectNew: sameGen }),
+      false,
+    );
+    assert.equal(
+      must(GenerationChangedPredicate.update, 'GenerationChangedPredicate.update')({ objectOld: a, objectNew: newAnn }),
+      true,
+    );
     assert.equal(GenerationChangedPredicate.create, undefined, 'creates pass');
-    assert.equal(ResourceVersionChangedPredicate.update!({ objectOld: a, objectNew: a }), false);
-    assert.equal(ResourceVersionChangedPredicate.update!({ objectOld: a, objectNew: sameGen }), true);
-    assert.equal(LabelChangedPredicate.update!({ objectOld: a, objectNew: sameGen }), false);
-    assert.equal(LabelChangedPredicate.update!({ objectOld: a, objectNew: newLabels }), true);
-    assert.equal(AnnotationChangedPredicate.update!({ objectOld: a, objectNew: newLabels }), false);
-    assert.equal(AnnotationChangedPredicate.update!({ objectOld: a, objectNew: newAnn }), true);
+    assert.equal(
+      must(
+        ResourceVersionChangedPredicate.update,
+        'ResourceVersionChangedPredicate.update',
+      )({ objectOld: a, objectNew: a }),
+      false,
+    );
+    assert.equal(
+      must(
+        ResourceVersionChangedPredicate.update,
+        'ResourceVersionChangedPredicate.update',
+      )({ objectOld: a, objectNew: sameGen }),
+      true,
+    );
+    assert.equal(
+      must(LabelChangedPredicate.update, 'LabelChangedPredicate.update')({ objectOld: a, objectNew: sameGen }),
+      false,
+    );
+    assert.equal(
+      must(LabelChangedPredicate.update, 'LabelChangedPredicate.update')({ objectOld: a, objectNew: newLabels }),
+      true,
+    );
+    assert.equal(
+      must(
+        AnnotationChangedPredicate.update,
+        'AnnotationChangedPredicate.update',
+      )({ objectOld: a, objectNew: newLabels }),
+      false,
+    );
+    assert.equal(
+      must(AnnotationChangedPredicate.update, 'AnnotationChangedPredicate.update')({ objectOld: a, objectNew: newAnn }),
+      true,
+    );
   });
 
   it('and / or / not / newPredicateFuncs', () => {
@@ -163,14 +200,32 @@ describe('predicates', () => {
     const a = obj({ name: 'a', generation: 1 });
     const b = obj({ name: 'b', generation: 1 });
     const b2 = obj({ name: 'b', generation: 2 });
-    assert.equal(isA.create!({ object: a }), true);
-    assert.equal(isA.delete!({ object: b, deleteStateUnknown: false }), false);
-    assert.equal(not(isA).generic!({ object: b }), true);
-    assert.equal(and(isA, GenerationChangedPredicate).update!({ objectOld: b, objectNew: b2 }), false);
-    assert.equal(or(isA, GenerationChangedPredicate).update!({ objectOld: b, objectNew: b2 }), true);
-    assert.equal(or(isA, GenerationChangedPredicate).update!({ objectOld: b, objectNew: b }), false);
-    assert.equal(and().create!({ object: a }), true);
-    assert.equal(or().create!({ object: a }), false);
+    assert.equal(must(isA.create, 'isA.create')({ object: a }), true);
+    assert.equal(must(isA.delete, 'isA.delete')({ object: b, deleteStateUnknown: false }), false);
+    assert.equal(must(not(isA).generic, 'not(isA).generic')({ object: b }), true);
+    assert.equal(
+      must(
+        and(isA, GenerationChangedPredicate).update,
+        'and(isA, GenerationChangedPredicate).update',
+      )({ objectOld: b, objectNew: b2 }),
+      false,
+    );
+    assert.equal(
+      must(
+        or(isA, GenerationChangedPredicate).update,
+        'or(isA, GenerationChangedPredicate).update',
+      )({ objectOld: b, objectNew: b2 }),
+      true,
+    );
+    assert.equal(
+      must(
+        or(isA, GenerationChangedPredicate).update,
+        'or(isA, GenerationChangedPredicate).update',
+      )({ objectOld: b, objectNew: b }),
+      false,
+    );
+    assert.equal(must(and().create, 'and().create')({ object: a }), true);
+    assert.equal(must(or().create, 'or().create')({ object: a }), false);
   });
 });
 
@@ -178,9 +233,12 @@ describe('handlers', () => {
   it('enqueueRequestForObject', () => {
     const { q, got } = recorder();
     const h = enqueueRequestForObject();
-    h.create!({ object: obj({ namespace: 'n', name: 'a' }) }, q);
-    h.update!({ objectOld: obj({ namespace: 'n', name: 'a' }), objectNew: obj({ namespace: 'n', name: 'a' }) }, q);
-    h.delete!({ object: obj({ name: 'cluster' }), deleteStateUnknown: true }, q);
+    must(h.create, 'h.create')({ object: obj({ namespace: 'n', name: 'a' }) }, q);
+    must(h.update, 'h.update')(
+      { objectOld: obj({ namespace: 'n', name: 'a' }), objectNew: obj({ namespace: 'n', name: 'a' }) },
+      q,
+    );
+    must(h.delete, 'h.delete')({ object: obj({ name: 'cluster' }), deleteStateUnknown: true }, q);
     assert.deepEqual(got, [
       { namespace: 'n', name: 'a' },
       { namespace: 'n', name: 'a' },
@@ -197,13 +255,16 @@ describe('handlers', () => {
     ];
     const o = obj({ namespace: 'n', name: 'child', ownerReferences: refs });
     let { q, got } = recorder();
-    enqueueRequestForOwner(Widget).create!({ object: o }, q);
+    must(enqueueRequestForOwner(Widget).create, 'enqueueRequestForOwner(Widget).create')({ object: o }, q);
     assert.deepEqual(got, [{ namespace: 'n', name: 'ctrl' }]);
     ({ q, got } = recorder());
-    enqueueRequestForOwner(
-      { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', namespaced: true },
-      { onlyControllerOwner: false },
-    ).create!({ object: o }, q);
+    must(
+      enqueueRequestForOwner(
+        { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', namespaced: true },
+        { onlyControllerOwner: false },
+      ).create,
+      "enqueueRequestForOwner( { apiVersion: 'test.kubeforge.io/v1', kind:...",
+    )({ object: o }, q);
     assert.deepEqual(got, [
       { namespace: 'n', name: 'ctrl' },
       { namespace: 'n', name: 'plain' },
@@ -211,7 +272,10 @@ describe('handlers', () => {
     // updates enqueue owners of the old and the new object, once each
     ({ q, got } = recorder());
     const moved = obj({ namespace: 'n', name: 'child', ownerReferences: [{ ...refs[0], name: 'new-owner' }] });
-    enqueueRequestForOwner(Widget).update!({ objectOld: o, objectNew: moved }, q);
+    must(enqueueRequestForOwner(Widget).update, 'enqueueRequestForOwner(Widget).update')(
+      { objectOld: o, objectNew: moved },
+      q,
+    );
     assert.deepEqual(got, [
       { namespace: 'n', name: 'ctrl' },
       { namespace: 'n', name: 'new-owner' },
@@ -239,10 +303,10 @@ describe('handlers', () => {
       };
       const h = enqueueRequestForOwner(tenant, { mapper }) as MapFuncHandler;
       const { q, got } = recorder();
-      h.create!({ object: owned }, q);
-      h.create!({ object: owned }, q);
+      must(h.create, 'h.create')({ object: owned }, q);
+      must(h.create, 'h.create')({ object: owned }, q);
       await h.idle();
-      h.update!({ objectOld: owned, objectNew: owned }, q);
+      must(h.update, 'h.update')({ objectOld: owned, objectNew: owned }, q);
       const want = { namespace: namespaced ? 'n' : '', name: 't' };
       assert.deepEqual(got, [want, want, want], 'a cluster-scoped owner is requested without a namespace');
       assert.ok(lookups <= 2, 'once the mapper answered, events map without asking it again');
@@ -251,8 +315,10 @@ describe('handlers', () => {
 
   it('enqueueRequestsFromMapFunc dedups old/new results', () => {
     const { q, got } = recorder();
-    const h = enqueueRequestsFromMapFunc((o) => [{ namespace: 'n', name: o.metadata!.labels!.target }]);
-    h.update!(
+    const h = enqueueRequestsFromMapFunc((o) => [
+      { namespace: 'n', name: must(must(o.metadata, 'o.metadata').labels, 'o.metadata.labels').target },
+    ]);
+    must(h.update, 'h.update')(
       {
         objectOld: obj({ name: 'x', labels: { target: 'a' } }),
         objectNew: obj({ name: 'x', labels: { target: 'a' } }),

@@ -25,6 +25,7 @@ import {
 import type { Client } from '../../../src/runtime/contracts.js';
 import { CuttableProxy } from '../cache/proxy.js';
 import { Widget, sleep, startEnv, testLogger, waitFor, widget } from './harness.js';
+import { must } from '../../helpers/must.js';
 
 let env: TestEnvironment;
 let config: KubeConfig;
@@ -83,14 +84,14 @@ function deploymentFor(w: Widget): V1Deployment {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: {
-      namespace: w.metadata!.namespace,
-      name: `${w.metadata!.name}-dep`,
+      namespace: must(w.metadata, 'w.metadata').namespace,
+      name: `${must(w.metadata, 'w.metadata').name}-dep`,
       ownerReferences: [
         {
           apiVersion: 'test.kubeforge.io/v1',
           kind: 'Widget',
-          name: w.metadata!.name!,
-          uid: w.metadata!.uid!,
+          name: must(must(w.metadata, 'w.metadata').name, 'w.metadata.name'),
+          uid: must(must(w.metadata, 'w.metadata').uid, 'w.metadata.uid'),
           controller: true,
           blockOwnerDeletion: true,
         },
@@ -98,9 +99,9 @@ function deploymentFor(w: Widget): V1Deployment {
     },
     spec: {
       replicas: w.spec?.replicas ?? 1,
-      selector: { matchLabels: { widget: w.metadata!.name! } },
+      selector: { matchLabels: { widget: must(must(w.metadata, 'w.metadata').name, 'w.metadata.name') } },
       template: {
-        metadata: { labels: { widget: w.metadata!.name! } },
+        metadata: { labels: { widget: must(must(w.metadata, 'w.metadata').name, 'w.metadata.name') } },
         spec: { containers: [{ name: 'app', image: 'busybox' }] },
       },
     },
@@ -139,17 +140,20 @@ function widgetReconciler(mgr: Manager, record: { calls: Request[]; cleanups: st
     const want = deploymentFor(w);
     let dep: V1Deployment | undefined;
     try {
-      dep = await c.get(V1Deployment, { namespace: req.namespace, name: want.metadata!.name! });
+      dep = await c.get(V1Deployment, {
+        namespace: req.namespace,
+        name: must(must(want.metadata, 'want.metadata').name, 'want.metadata.name'),
+      });
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
     if (!dep) await c.create(want);
-    else if (dep.spec?.replicas !== want.spec!.replicas) {
-      dep.spec!.replicas = want.spec!.replicas;
+    else if (dep.spec?.replicas !== must(want.spec, 'want.spec').replicas) {
+      must(dep.spec, 'dep.spec').replicas = must(want.spec, 'want.spec').replicas;
       await c.update(dep);
     }
     if (w.status?.observedGeneration !== w.metadata?.generation) {
-      w.status = { ...w.status, observedGeneration: w.metadata!.generation, ready: true };
+      w.status = { ...w.status, observedGeneration: must(w.metadata, 'w.metadata').generation, ready: true };
       await c.status().update(w);
     }
     ctx.logger.debug('reconciled');
@@ -259,7 +263,7 @@ describe('controller on a real API server', () => {
     const ns = await freshNamespace();
     let attempts = 0;
     const errors: unknown[] = [];
-    let mgrRef: Manager;
+    let mgrRef: Manager | undefined;
     const run = await runManager(config, ns, (mgr) => {
       mgrRef = mgr;
       controllerManagedBy(mgr)
@@ -290,7 +294,7 @@ describe('controller on a real API server', () => {
         async () => (await live.get(Widget, { namespace: ns, name: 'race' })).status?.message === 'done',
       );
       assert.ok(errors.length >= 1 && isConflict(errors[0]), 'the stale write failed with ConflictError');
-      const metrics = await mgrRef!
+      const metrics = await must(mgrRef, 'the manager runManager started')
         .getMetricsRegistry()
         .getSingleMetricAsString('controller_runtime_reconcile_errors_total');
       assert.match(metrics, /controller_runtime_reconcile_errors_total\{controller="widget"\} [1-9]/);
@@ -305,7 +309,7 @@ describe('controller on a real API server', () => {
     await proxy.start();
     const seenGen = new Map<string, number>();
     const gone = new Set<string>();
-    let mgrRef: Manager;
+    let mgrRef: Manager | undefined;
     const run = await runManager(proxy.kubeConfig(config), ns, (mgr) => {
       mgrRef = mgr;
       controllerManagedBy(mgr)
@@ -313,7 +317,7 @@ describe('controller on a real API server', () => {
         .complete(async (req) => {
           try {
             const w = await mgr.getClient().get(Widget, req);
-            seenGen.set(req.name, w.metadata!.generation!);
+            seenGen.set(req.name, must(must(w.metadata, 'w.metadata').generation, 'w.metadata.generation'));
             gone.delete(req.name);
           } catch (e) {
             if (!isNotFound(e)) throw e;
@@ -342,7 +346,10 @@ describe('controller on a real API server', () => {
 
       const server = async () =>
         new Map(
-          (await live.list(Widget, { namespace: ns })).items.map((w) => [w.metadata!.name!, w.metadata!.generation!]),
+          (await live.list(Widget, { namespace: ns })).items.map((w) => [
+            must(must(w.metadata, 'w.metadata').name, 'w.metadata.name'),
+            must(must(w.metadata, 'w.metadata').generation, 'w.metadata.generation'),
+          ]),
         );
       await waitFor(
         'every change reconciled',
@@ -357,11 +364,13 @@ describe('controller on a real API server', () => {
       const s = await server();
       assert.deepEqual([...s.keys()].sort(), ['w0', 'w1', 'w2', 'w5', 'w6', 'w7', 'w8', 'w9']);
       assert.equal(s.get('w0'), 2);
-      const cached = await mgrRef!.getCache().list(Widget, { namespace: ns });
+      const cached = await must(mgrRef, 'the manager runManager started').getCache().list(Widget, { namespace: ns });
       assert.deepEqual(
-        cached.items.map((w) => `${w.metadata!.name}@${w.metadata!.resourceVersion}`),
+        cached.items.map(
+          (w) => `${must(w.metadata, 'w.metadata').name}@${must(w.metadata, 'w.metadata').resourceVersion}`,
+        ),
         (await live.list(Widget, { namespace: ns })).items.map(
-          (w) => `${w.metadata!.name}@${w.metadata!.resourceVersion}`,
+          (w) => `${must(w.metadata, 'w.metadata').name}@${must(w.metadata, 'w.metadata').resourceVersion}`,
         ),
         'the cache matches the server',
       );
@@ -374,7 +383,7 @@ describe('controller on a real API server', () => {
   it('recovers from panics and counts them; terminal errors are not retried', async () => {
     const ns = await freshNamespace();
     const calls = new Map<string, number>();
-    let mgrRef: Manager;
+    let mgrRef: Manager | undefined;
     const run = await runManager(config, ns, (mgr) => {
       mgrRef = mgr;
       controllerManagedBy(mgr)
@@ -384,7 +393,7 @@ describe('controller on a real API server', () => {
           calls.set(req.name, n);
           if (req.name === 'panicky' && n === 1) {
             const o: { deep?: { x: number } } = {};
-            return { requeueAfterSeconds: o.deep!.x }; // TypeError: a programming error
+            return { requeueAfterSeconds: (o.deep as { x: number }).x }; // TypeError: a programming error
           }
           if (req.name === 'terminal') throw new TerminalError('spec can never work');
         });
@@ -395,7 +404,7 @@ describe('controller on a real API server', () => {
       // Wiring only: that terminal errors are not retried is checked on the fake clock (unit.test.ts).
       await waitFor('panicky retried after the panic', () => (calls.get('panicky') ?? 0) >= 2);
       await waitFor('terminal reconciled', () => calls.get('terminal') === 1);
-      const reg = mgrRef!.getMetricsRegistry();
+      const reg = must(mgrRef, 'the manager runManager started').getMetricsRegistry();
       assert.match(
         await reg.getSingleMetricAsString('controller_runtime_reconcile_panics_total'),
         /\{controller="widget"\} 1\n?$/m,
@@ -417,7 +426,7 @@ describe('controller on a real API server', () => {
     const ns = await freshNamespace();
     const reasons: unknown[] = [];
     let calls = 0;
-    let mgrRef: Manager;
+    let mgrRef: Manager | undefined;
     const run = await runManager(config, ns, (mgr) => {
       mgrRef = mgr;
       controllerManagedBy(mgr)
@@ -438,7 +447,7 @@ describe('controller on a real API server', () => {
       assert.equal(reasons.length, 1);
       assert.ok(reasons[0] instanceof ReconciliationTimeoutError, String(reasons[0]));
       assert.equal((reasons[0] as ReconciliationTimeoutError).timeoutMs, 200);
-      const reg = mgrRef!.getMetricsRegistry();
+      const reg = must(mgrRef, 'the manager runManager started').getMetricsRegistry();
       assert.match(
         await reg.getSingleMetricAsString('controller_runtime_reconcile_timeouts_total'),
         /\{controller="widget"\} 1\n?$/m,
@@ -530,7 +539,7 @@ describe('controller on a real API server', () => {
     const decisions: { resourceVersion?: string; pass: boolean }[] = [];
     const generationChanged: Predicate = {
       update: (e) => {
-        const pass = GenerationChangedPredicate.update!(e);
+        const pass = must(GenerationChangedPredicate.update, 'GenerationChangedPredicate.update')(e);
         decisions.push({ resourceVersion: e.objectNew.metadata?.resourceVersion, pass });
         return pass;
       },
@@ -542,7 +551,12 @@ describe('controller on a real API server', () => {
           V1ConfigMap,
           enqueueRequestsFromMapFunc((cm: V1ConfigMap) =>
             cm.metadata?.annotations?.widget
-              ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }]
+              ? [
+                  {
+                    namespace: must(cm.metadata.namespace, 'cm.metadata.namespace'),
+                    name: cm.metadata.annotations.widget,
+                  },
+                ]
               : [],
           ),
         )
@@ -599,7 +613,7 @@ describe('controller on a real API server', () => {
       // a ConfigMap watch added while the manager runs
       const toWidget = enqueueRequestsFromMapFunc((cm: V1ConfigMap) =>
         cm.metadata?.annotations?.widget
-          ? [{ namespace: cm.metadata.namespace!, name: cm.metadata.annotations.widget }]
+          ? [{ namespace: must(cm.metadata.namespace, 'cm.metadata.namespace'), name: cm.metadata.annotations.widget }]
           : [],
       );
       const handle = ctrl.watch(kindSource(manager.getCache(), V1ConfigMap), toWidget);
@@ -664,7 +678,7 @@ describe('controller on a real API server', () => {
 
   it('exports controller-runtime metrics', async () => {
     const ns = await freshNamespace();
-    let mgrRef: Manager;
+    let mgrRef: Manager | undefined;
     const run = await runManager(config, ns, (mgr) => {
       mgrRef = mgr;
       controllerManagedBy(mgr)
@@ -675,7 +689,7 @@ describe('controller on a real API server', () => {
     });
     try {
       await live.create(widget(ns, 'm1'));
-      const reg = mgrRef!.getMetricsRegistry();
+      const reg = must(mgrRef, 'the manager runManager started').getMetricsRegistry();
       await waitFor('a successful reconcile', async () =>
         /result="success"\} [1-9]/.test(await reg.getSingleMetricAsString('controller_runtime_reconcile_total')),
       );

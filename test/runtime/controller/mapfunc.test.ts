@@ -17,6 +17,7 @@ import {
   type Request,
   type RequestQueue,
 } from '../../../src/runtime/controller/index.js';
+import { must } from '../../helpers/must.js';
 
 function obj(name: string, labels: Record<string, string> = {}): KubernetesObject {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } };
@@ -49,8 +50,8 @@ describe('enqueueRequestsFromMapFunc with an async map function', () => {
     // The create's mapping takes the first gate; the update's two (old and new object) the second.
     const h = enqueueRequestsFromMapFunc(() => gates[Math.min(call++, 1)].promise);
     const { q, got } = recorder();
-    h.create!({ object: obj('team-a') }, q);
-    h.update!({ objectOld: obj('team-a'), objectNew: obj('team-a', { v: '2' }) }, q);
+    must(h.create, 'h.create')({ object: obj('team-a') }, q);
+    must(h.update, 'h.update')({ objectOld: obj('team-a'), objectNew: obj('team-a', { v: '2' }) }, q);
     // The update's mapping resolves first.
     gates[1].open([{ namespace: 'x', name: 'second' }]);
     await settle();
@@ -66,13 +67,13 @@ describe('enqueueRequestsFromMapFunc with an async map function', () => {
   it("does not hold one object's events behind another's", async () => {
     const slow = gate<Request[]>();
     const h = enqueueRequestsFromMapFunc((o) =>
-      o.metadata!.name === 'slow'
+      must(o.metadata, 'o.metadata').name === 'slow'
         ? slow.promise
-        : Promise.resolve([{ namespace: '', name: `for-${o.metadata!.name}` }]),
+        : Promise.resolve([{ namespace: '', name: `for-${must(o.metadata, 'o.metadata').name}` }]),
     );
     const { q, got } = recorder();
-    h.create!({ object: obj('slow') }, q);
-    h.create!({ object: obj('fast') }, q);
+    must(h.create, 'h.create')({ object: obj('slow') }, q);
+    must(h.create, 'h.create')({ object: obj('fast') }, q);
     await settle();
     assert.deepEqual(got, [{ namespace: '', name: 'for-fast' }]);
     slow.open([{ namespace: '', name: 'for-slow' }]);
@@ -85,7 +86,7 @@ describe('enqueueRequestsFromMapFunc with an async map function', () => {
       throw new Error('cache not synced');
     });
     const { q, got } = recorder();
-    h.create!({ object: obj('a') }, q);
+    must(h.create, 'h.create')({ object: obj('a') }, q);
     await assert.rejects(h.idle(), /cache not synced/);
     assert.deepEqual(got, []);
     await h.idle();
@@ -112,7 +113,7 @@ describe('enqueueRequestsFromMapFunc with an async map function', () => {
     c.watch(
       src,
       enqueueRequestsFromMapFunc(async (ns: KubernetesObject, { signal }: MapContext) => {
-        const name = ns.metadata!.name!;
+        const name = must(must(ns.metadata, 'ns.metadata').name, 'ns.metadata.name');
         if (name === 'broken') throw new Error('list failed');
         if (name === 'hang') {
           seenSignal = signal;

@@ -13,6 +13,7 @@ import {
   type Result,
 } from '../../../src/runtime/controller/index.js';
 import { checkResult, requeueDelayMs } from '../../../src/runtime/controller/reconcile.js';
+import { must } from '../../helpers/must.js';
 
 function setup(reconcile: (n: number) => Result | void) {
   const lines: Array<Record<string, unknown>> = [];
@@ -21,7 +22,7 @@ function setup(reconcile: (n: number) => Result | void) {
   const calls: number[] = [];
   const c = new Controller(
     'memcached',
-    (req, ctx) => {
+    (_req, ctx) => {
       calls.push(clock.now());
       ctx.logger.info('reconciling');
       return reconcile(calls.length);
@@ -47,7 +48,16 @@ function setup(reconcile: (n: number) => Result | void) {
   const settle = async () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
   };
-  return { lines, clock, calls, settle, stop: async () => (ac.abort(), await done) };
+  return {
+    lines,
+    clock,
+    calls,
+    settle,
+    stop: async () => {
+      ac.abort();
+      return await done;
+    },
+  };
 }
 
 describe('requeue delays', () => {
@@ -129,7 +139,10 @@ describe('requeue delays', () => {
     const t = setup(() => undefined);
     await t.settle();
     await t.stop();
-    const line = t.lines.find((l) => l.msg === 'reconciling')!;
+    const line = must(
+      t.lines.find((l) => l.msg === 'reconciling'),
+      "t.lines.find((l) => l.msg === 'reconciling')",
+    );
     assert.equal(line.controller, 'memcached');
     assert.equal(line.controllerGroup, 'cache.example.com');
     assert.equal(line.controllerKind, 'Memcached');

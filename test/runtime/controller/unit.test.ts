@@ -21,6 +21,7 @@ import {
   type Request,
   type Result,
 } from '../../../src/runtime/controller/index.js';
+import { must } from '../../helpers/must.js';
 
 type ReconcileImpl = (req: Request, ctx: ReconcileContext) => Promise<Result | void> | Result | void;
 
@@ -126,7 +127,7 @@ describe('controller (fake clock, channel source)', () => {
       if (req.name === 'panicky' && !panicked) {
         panicked = true;
         const o: { deep?: { x: number } } = {};
-        return { requeueAfterSeconds: o.deep!.x }; // TypeError: a programming error
+        return { requeueAfterSeconds: (o.deep as { x: number }).x }; // TypeError: a programming error
       }
     });
     t.src.send(obj('terminal'));
@@ -198,11 +199,11 @@ describe('controller (fake clock, channel source)', () => {
     t.src.send(obj('a'));
     await settle();
     assert.equal(t.names().filter((n) => n === 'a').length, 1);
-    gates.get('a')![0].open();
+    must(gates.get('a'), "gates.get('a')")[0].open();
     await settle();
     // The freed worker takes the next key in line: d, then a again (queued while in flight).
     assert.ok(active.has('d'));
-    gates.get('b')![0].open();
+    must(gates.get('b'), "gates.get('b')")[0].open();
     await settle();
     assert.equal(t.names().filter((n) => n === 'a').length, 2, 'a ran once more for the events during its reconcile');
     for (const list of gates.values()) for (const g of list) g.open();

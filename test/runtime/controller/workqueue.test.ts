@@ -13,6 +13,7 @@ import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
 import { workQueueMetrics } from '../../../src/runtime/controller/metrics.js';
 import { Registry } from 'prom-client';
 import { MAX_TIMER_MS, realClock } from '../../../src/runtime/controller/clock.js';
+import { must } from '../../helpers/must.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -50,8 +51,8 @@ describe('WorkQueue', () => {
   it('serves waiting workers in order and keeps other keys flowing', async () => {
     const q = new WorkQueue<string>();
     const got: string[] = [];
-    const w1 = q.get().then((r) => got.push(r.item!));
-    const w2 = q.get().then((r) => got.push(r.item!));
+    const w1 = q.get().then((r) => got.push(must(r.item, 'r.item')));
+    const w2 = q.get().then((r) => got.push(must(r.item, 'r.item')));
     q.add('x');
     q.add('y');
     await Promise.all([w1, w2]);
@@ -98,7 +99,7 @@ describe('WorkQueue', () => {
     for (let i = 0; i < 6; i++) {
       delays.push(readyAfter('k'));
       const r = await q.get();
-      q.done(r.item!);
+      q.done(must(r.item, 'r.item'));
     }
     assert.deepEqual(delays, [5, 10, 20, 40, 80, 160]);
     assert.equal(q.numRequeues('k'), 6);
@@ -129,7 +130,7 @@ describe('WorkQueue', () => {
     await tick();
     assert.equal(drained, false, 'still processing a');
     assert.deepEqual(await q.get(), { shutdown: true }, 'b is not handed out after shutdown');
-    q.done(a.item!);
+    q.done(must(a.item, 'a.item'));
     await d;
     assert.equal(drained, true);
   });
@@ -141,7 +142,7 @@ describe("WorkQueue priorities (controller-runtime's priority queue)", () => {
     while (q.len() > 0) {
       const r = await q.get();
       out.push(`${r.item}@${r.priority}`);
-      q.done(r.item!);
+      q.done(must(r.item, 'r.item'));
     }
     return out;
   };
@@ -174,7 +175,7 @@ describe("WorkQueue priorities (controller-runtime's priority queue)", () => {
     const a = await q.get();
     q.add('a', -100);
     q.add('a', 7);
-    q.done(a.item!);
+    q.done(must(a.item, 'a.item'));
     assert.deepEqual(await drain(q), ['a@7', 'b@0']);
   });
 
@@ -183,7 +184,9 @@ describe("WorkQueue priorities (controller-runtime's priority queue)", () => {
     const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'prio') });
     const depth = async () =>
       Object.fromEntries(
-        (await registry.getSingleMetric('workqueue_depth')!.get()).values
+        (
+          await must(registry.getSingleMetric('workqueue_depth'), "registry.getSingleMetric('workqueue_depth')").get()
+        ).values
           .filter((v) => v.labels.name === 'prio')
           .map((v) => [String(v.labels.priority), v.value]),
       );
@@ -205,9 +208,9 @@ describe("WorkQueue priorities (controller-runtime's priority queue)", () => {
     const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'plain', false) });
     q.add('a');
     q.add('b');
-    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter(
-      (v) => v.labels.name === 'plain',
-    );
+    const values = (
+      await must(registry.getSingleMetric('workqueue_depth'), "registry.getSingleMetric('workqueue_depth')").get()
+    ).values.filter((v) => v.labels.name === 'plain');
     assert.deepEqual(
       values.map((v) => [v.labels.priority, v.value]),
       [['', 2]],
@@ -218,9 +221,9 @@ describe("WorkQueue priorities (controller-runtime's priority queue)", () => {
     const registry = new Registry();
     const q = new WorkQueue<string>({ metrics: workQueueMetrics(registry, 'many') });
     for (let i = 0; i < 30; i++) q.add(`k${i}`, i);
-    const values = (await registry.getSingleMetric('workqueue_depth')!.get()).values.filter(
-      (v) => v.labels.name === 'many',
-    );
+    const values = (
+      await must(registry.getSingleMetric('workqueue_depth'), "registry.getSingleMetric('workqueue_depth')").get()
+    ).values.filter((v) => v.labels.name === 'many');
     assert.equal(values.length, 26);
     assert.equal(values.find((v) => v.labels.priority === 'exceeded_cardinality_limit')?.value, 5);
   });

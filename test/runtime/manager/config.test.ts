@@ -10,6 +10,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, getConfigOrDie } from '../../../src/runtime/manager/index.js';
 import { generateSelfSignedCert, generateCACert, generateSignedCert } from '../../../src/runtime/manager/selfsigned.js';
+import { must } from '../../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 const dir = mkdtempSync(join(tmpdir(), 'kf-config-'));
@@ -44,21 +45,27 @@ describe('getConfigOrDie', () => {
 
   it('prefers --kubeconfig over KUBECONFIG', () => {
     const kc = getConfigOrDie({ argv: ['--kubeconfig', a], env: { KUBECONFIG: b } });
-    assert.equal(kc.getCurrentCluster()!.server, 'https://a.example:6443');
+    assert.equal(must(kc.getCurrentCluster(), 'kc.getCurrentCluster()').server, 'https://a.example:6443');
     const kc2 = getConfigOrDie({ argv: [`--kubeconfig=${a}`, '--context=second'], env: {} });
-    assert.equal(kc2.getCurrentCluster()!.server, 'https://a.example:6444');
+    assert.equal(must(kc2.getCurrentCluster(), 'kc2.getCurrentCluster()').server, 'https://a.example:6444');
   });
 
   it('uses KUBECONFIG, then ~/.kube/config', () => {
     assert.equal(
-      getConfigOrDie({ argv: [], env: { KUBECONFIG: b } }).getCurrentCluster()!.server,
+      must(
+        getConfigOrDie({ argv: [], env: { KUBECONFIG: b } }).getCurrentCluster(),
+        'getConfigOrDie({ argv: [], env: { KUBECONFIG: b } }).getCurrentClus...',
+      ).server,
       'https://b.example:6443',
     );
     const home = join(dir, 'home');
     mkdirSync(join(home, '.kube'), { recursive: true });
     kubeconfig(join(home, '.kube', 'config'), 'https://home.example:PORT');
     assert.equal(
-      getConfigOrDie({ argv: [], env: { HOME: home } }).getCurrentCluster()!.server,
+      must(
+        getConfigOrDie({ argv: [], env: { HOME: home } }).getCurrentCluster(),
+        'getConfigOrDie({ argv: [], env: { HOME: home } }).getCurrentCluster()',
+      ).server,
       'https://home.example:6443',
     );
   });

@@ -8,6 +8,7 @@ import { RestClient } from '../../../src/runtime/client/rest.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { eventually, get, quiet, sleep } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 const env = new TestEnvironment({ useExistingCluster: false });
 let config: KubeConfig;
@@ -46,15 +47,15 @@ describe('Manager with a controller', () => {
     });
     await eventually(() => log.includes('seen ctl-a'), 'first reconcile');
 
-    const url = `http://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`;
+    const url = `http://127.0.0.1:${must(mgr.getMetricsAddress(), 'mgr.getMetricsAddress()').port}/metrics`;
     const body = await eventually(async () => {
       const r = await get(url);
       return /controller_runtime_reconcile_total\{controller="cm",result="success"\} [1-9]/.test(r.body)
         ? r.body
         : undefined;
     }, 'reconcile counter');
-    assert.match(body!, /^workqueue_adds_total\{[^}]*name="cm"[^}]*\} [1-9]/m);
-    assert.match(body!, /^controller_runtime_reconcile_time_seconds_bucket\{[^}]*controller="cm"/m);
+    assert.match(must(body, 'body'), /^workqueue_adds_total\{[^}]*name="cm"[^}]*\} [1-9]/m);
+    assert.match(must(body, 'body'), /^controller_runtime_reconcile_time_seconds_bucket\{[^}]*controller="cm"/m);
 
     slow = true;
     await rest.request('POST', '/api/v1/namespaces/default/configmaps', {

@@ -9,6 +9,7 @@ import { newManager } from '../../../src/runtime/manager/index.js';
 import { quiet } from './helpers.js';
 import pino from 'pino';
 import { V1ConfigMap } from '@kubernetes/client-node';
+import { must } from '../../helpers/must.js';
 
 const env = new TestEnvironment({ useExistingCluster: false, users: [{ name: 'operator' }] });
 let config: KubeConfig;
@@ -29,15 +30,33 @@ async function configMap(name: string) {
   });
 }
 
-async function eventsAbout(name: string): Promise<any[]> {
-  const list = await rest.get('/apis/events.k8s.io/v1/namespaces/default/events');
-  return list.items
-    .filter((e: any) => e.regarding?.name === name)
-    .sort((x: any, y: any) => x.reason.localeCompare(y.reason));
+/** An events.k8s.io/v1 Event as the server serves it (JSON, times as strings): the fields these tests read. */
+interface ServedEvent {
+  metadata: { name: string; namespace: string; annotations?: Record<string, string> };
+  type: string;
+  note: string;
+  action: string;
+  reason: string;
+  reportingController: string;
+  reportingInstance: string;
+  regarding: { kind: string; name: string; uid: string };
+  related?: { name: string };
+  series?: { count: number; lastObservedTime: string };
+}
+
+/** A log entry pino wrote, parsed. */
+interface LogLine {
+  level: number;
+  msg: string;
+}
+
+async function eventsAbout(name: string): Promise<ServedEvent[]> {
+  const list = await rest.get<{ items: ServedEvent[] }>('/apis/events.k8s.io/v1/namespaces/default/events');
+  return list.items.filter((e) => e.regarding?.name === name).sort((x, y) => x.reason.localeCompare(y.reason));
 }
 
 /** A pino logger whose entries land in `lines` (parsed). */
-function capture(lines: any[]) {
+function capture(lines: LogLine[]) {
   return pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
 }
 
@@ -64,12 +83,12 @@ describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
     assert.match(synced.reportingInstance, /^widget-controller-/);
     assert.equal(synced.regarding.kind, 'ConfigMap');
     assert.equal(synced.regarding.uid, obj.metadata.uid);
-    assert.equal(synced.series.count, 3);
-    assert.ok(synced.series.lastObservedTime);
+    assert.equal(must(synced.series, 'synced.series').count, 3);
+    assert.ok(must(synced.series, 'synced.series').lastObservedTime);
     assert.equal(failed.type, 'Warning');
     assert.equal(failed.action, 'Connect');
     assert.equal(failed.note, 'could not reach db after 3 tries');
-    assert.equal(failed.related.name, 'evented-related');
+    assert.equal(must(failed.related, 'failed.related').name, 'evented-related');
     assert.equal(failed.series, undefined);
 
     // A fourth repeat updates the same Event.
@@ -78,7 +97,7 @@ describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
     const again = await eventsAbout('evented');
     assert.equal(again.length, 2);
     assert.equal(again[1].metadata.name, synced.metadata.name);
-    assert.equal(again[1].series.count, 4);
+    assert.equal(must(again[1].series, 'again[1].series').count, 4);
   });
 
   it('annotatedEventf (controller-runtime 0.25: the recorder is also an AnnotatedEventRecorder) writes the annotations on the Event', async () => {
@@ -97,15 +116,15 @@ describe('EventRecorder (events.k8s.io/v1, getEventRecorder)', () => {
     const ns = await rest.request('POST', '/api/v1/namespaces', {
       body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'evented-cluster' } },
     });
-    const lines: any[] = [];
+    const lines: LogLine[] = [];
     const mgr = newManager(config, { logger: capture(lines) });
     const rec = mgr.getEventRecorder('widget-controller');
     rec.eventf(ns, null, 'Normal', 'Reconciled', 'Reconcile', 'generation %d reconciled', 1);
     await rec.flush();
     rec.eventf(ns, null, 'Normal', 'Reconciled', 'Reconcile', 'generation %d reconciled', 1);
     await rec.flush();
-    const everywhere = await rest.get('/apis/events.k8s.io/v1/events');
-    const events = everywhere.items.filter((e: any) => e.regarding?.name === 'evented-cluster');
+    const everywhere = await rest.get<{ items: ServedEvent[] }>('/apis/events.k8s.io/v1/events');
+    const events = everywhere.items.filter((e) => e.regarding?.name === 'evented-cluster');
     assert.equal(events.length, 1, JSON.stringify(lines.filter((l) => l.level >= 40)));
     // Servers before 1.22 take them only in kube-system; newer ones (and client-go) use default.
     const minor = apiServerMinor(join(process.env.KUBEBUILDER_ASSETS ?? '', 'kube-apiserver'));
@@ -160,7 +179,7 @@ describe('events the API server forbids', () => {
       },
     });
     const obj = await configMap('denied');
-    const lines: any[] = [];
+    const lines: LogLine[] = [];
     const mgr = newManager(env.userConfig('operator'), { logger: capture(lines) });
     const rec = mgr.getEventRecorder('denied-controller');
     rec.eventf(obj, null, 'Normal', 'One', 'Do', 'first');
@@ -178,7 +197,10 @@ describe('events the API server forbids', () => {
     assert.deepEqual(await eventsAbout('denied'), []);
 
     // The event writes count into rest_client_requests_total: three refused creates, nothing else.
-    const metric = await mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')!.get();
+    const metric = await must(
+      mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total'),
+      "mgr.getMetricsRegistry().getSingleMetric('rest_client_requests_total')",
+    ).get();
     const count = (code: string, method: string) =>
       metric.values
         .filter((v) => v.labels.code === code && v.labels.method === method)
@@ -186,7 +208,11 @@ describe('events the API server forbids', () => {
     assert.equal(count('403', 'POST'), 3);
     assert.equal(count('201', 'POST'), 0);
     assert.equal(count('200', 'PATCH'), 0);
-    assert.ok(metric.values.every((v) => v.labels.host === new URL(config.getCurrentCluster()!.server).host));
+    assert.ok(
+      metric.values.every(
+        (v) => v.labels.host === new URL(must(config.getCurrentCluster(), 'config.getCurrentCluster()').server).host,
+      ),
+    );
   });
 });
 
@@ -209,7 +235,7 @@ describe('rest_client_requests_total', () => {
       );
     await mgr.getEventRecorder('counter').flush();
     const text = await mgr.getMetricsRegistry().getSingleMetricAsString('rest_client_requests_total');
-    const host = new URL(config.getCurrentCluster()!.server).host;
+    const host = new URL(must(config.getCurrentCluster(), 'config.getCurrentCluster()').server).host;
     assert.match(
       text,
       new RegExp(`rest_client_requests_total\\{code="200",method="GET",host="${host.replace(/\./g, '\\.')}"\\} 3`),

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { must } from '../../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 
@@ -38,7 +39,9 @@ describe('Manager shutdown', () => {
       env: { ...process.env, LOG_LEVEL: 'silent' },
     });
     assert.equal(r.status, 0, r.stderr);
-    const resources: string[] = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const resources: string[] = JSON.parse(
+      must(r.stdout.trim().split('\n').pop(), "r.stdout.trim().split('\\n').pop()"),
+    );
     const left = resources.filter((x) => x !== 'TTYWrap' && x !== 'PipeWrap' && x !== 'ProcessWrap');
     assert.deepEqual(left, [], `still active: ${resources.join(', ')}`);
   });

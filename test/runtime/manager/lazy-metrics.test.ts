@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { must } from '../../helpers/must.js';
 
 const runtimeURL = new URL('../../../src/runtime/index.js', import.meta.url).href;
 const testingURL = new URL('../../../src/testing/index.js', import.meta.url).href;
@@ -46,7 +47,7 @@ describe('Manager metrics, loaded on first read', () => {
   it('a manager running a controller, its metrics unread, loads no default metrics; reading them registers the defaults first', () => {
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+    const out = JSON.parse(must(r.stdout.trim().split('\n').pop(), "r.stdout.trim().split('\\n').pop()")) as {
       before: string[];
       names: string[];
       defaults: string[];

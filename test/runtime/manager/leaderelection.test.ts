@@ -15,6 +15,7 @@ import { WorkQueue } from '../../../src/runtime/controller/workqueue.js';
 import { mergePatch } from '../../../src/runtime/client/index.js';
 import type { Runnable } from '../../../src/runtime/contracts.js';
 import { eventually, get, quiet, sleep } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 const env = new TestEnvironment({ useExistingCluster: false });
 let config: KubeConfig;
@@ -70,7 +71,7 @@ async function leaseGets(mgr: Manager): Promise<number> {
 }
 
 async function masterStatus(mgr: Manager): Promise<string> {
-  const r = await get(`http://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`);
+  const r = await get(`http://127.0.0.1:${must(mgr.getMetricsAddress(), 'mgr.getMetricsAddress()').port}/metrics`);
   return r.body.split('\n').find((l) => l.startsWith('leader_election_master_status{')) ?? '';
 }
 

@@ -14,6 +14,7 @@ import { newWebhookServer } from '../../../src/runtime/webhook/index.js';
 import https from 'node:https';
 import http2 from 'node:http2';
 import { eventually, get, quiet, sleep } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 const env = new TestEnvironment({
   useExistingCluster: false,
@@ -52,7 +53,7 @@ describe('Manager probes', () => {
     const { ac, done } = run(mgr);
     try {
       await mgr.started();
-      const a = mgr.getHealthProbeAddress()!;
+      const a = must(mgr.getHealthProbeAddress(), 'mgr.getHealthProbeAddress()');
       const base = `http://127.0.0.1:${a.port}`;
       assert.deepEqual(await get(`${base}/healthz`), { status: 200, body: 'ok' });
       const ready = await get(`${base}/readyz`);
@@ -92,7 +93,7 @@ describe('Manager probes', () => {
     const first = newManager(config, { healthProbeBindAddress: '127.0.0.1:0', logger: quiet() });
     const r1 = run(first);
     await first.started();
-    const port = first.getHealthProbeAddress()!.port;
+    const port = must(first.getHealthProbeAddress(), 'first.getHealthProbeAddress()').port;
     const second = newManager(config, { healthProbeBindAddress: `127.0.0.1:${port}`, logger: quiet() });
     const leader: string[] = [];
     second.add({ start: async () => void leader.push('started') });
@@ -193,7 +194,10 @@ describe('Manager lifecycle', () => {
           mgr.add({
             needLeaderElection: () => leader,
             start: (signal) =>
-              new Promise<void>((r) => (started++, signal.addEventListener('abort', () => r(), { once: true }))),
+              new Promise<void>((r) => {
+                started++;
+                signal.addEventListener('abort', () => r(), { once: true });
+              }),
           });
         }
       }
@@ -256,7 +260,7 @@ describe('Manager lifecycle', () => {
     const webhookServer = newWebhookServer({ host: '127.0.0.1', port: 0, certDir });
     webhookServer.register('/echo', { handle: async (body) => body });
     const post = async () => {
-      const r = await fetchEcho(webhookServer.port!, cert);
+      const r = await fetchEcho(must(webhookServer.port, 'webhookServer.port'), cert);
       return r;
     };
     const log: string[] = [];
@@ -318,7 +322,7 @@ describe('Manager lifecycle', () => {
             .catch(() => undefined),
         'cached ConfigMap',
       );
-      assert.equal(cached!.data.a, '1');
+      assert.equal(must(cached, 'cached').data.a, '1');
     } finally {
       ac.abort();
       await done;
@@ -379,11 +383,14 @@ describe('Manager metrics', () => {
     const { ac, done } = run(mgr);
     try {
       await mgr.started();
-      const r = await get(`http://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`);
+      const r = await get(`http://127.0.0.1:${must(mgr.getMetricsAddress(), 'mgr.getMetricsAddress()').port}/metrics`);
       assert.equal(r.status, 200);
       assert.match(r.body, /^kubeforge_test_things_total 3$/m);
       assert.match(r.body, /^process_cpu_user_seconds_total /m);
-      assert.equal((await get(`http://127.0.0.1:${mgr.getMetricsAddress()!.port}/nope`)).status, 404);
+      assert.equal(
+        (await get(`http://127.0.0.1:${must(mgr.getMetricsAddress(), 'mgr.getMetricsAddress()').port}/nope`)).status,
+        404,
+      );
     } finally {
       ac.abort();
       await done;
@@ -419,7 +426,10 @@ describe('Manager metrics', () => {
       try {
         await mgr.started();
         assert.equal(mgr.getMetricsServingCert(), cert);
-        const r = await get(`https://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`, { ca: cert });
+        const r = await get(
+          `https://127.0.0.1:${must(mgr.getMetricsAddress(), 'mgr.getMetricsAddress()').port}/metrics`,
+          { ca: cert },
+        );
         assert.equal(r.status, 200);
       } finally {
         ac.abort();
@@ -457,8 +467,8 @@ describe('Manager metrics', () => {
     const { ac, done } = run(mgr);
     try {
       await mgr.started();
-      const url = `https://127.0.0.1:${mgr.getMetricsAddress()!.port}/metrics`;
-      const ca = mgr.getMetricsServingCert()!;
+      const url = `https://127.0.0.1:${must(mgr.getMetricsAddress(), 'mgr.getMetricsAddress()').port}/metrics`;
+      const ca = must(mgr.getMetricsServingCert(), 'mgr.getMetricsServingCert()');
       assert.equal((await get(url, { ca })).status, 401);
       assert.equal((await get(url, { ca, token: 'not-a-token' })).status, 401);
       const denied = await get(url, { ca, token: env.userToken('stranger') });
@@ -505,8 +515,8 @@ describe('Manager metrics', () => {
     const one = run(h2);
     try {
       await h2.started();
-      const origin = `https://127.0.0.1:${h2.getMetricsAddress()!.port}`;
-      const ca = h2.getMetricsServingCert()!;
+      const origin = `https://127.0.0.1:${must(h2.getMetricsAddress(), 'h2.getMetricsAddress()').port}`;
+      const ca = must(h2.getMetricsServingCert(), 'h2.getMetricsServingCert()');
       const anonymous = await getH2(origin, ca);
       assert.deepEqual([anonymous.alpn, anonymous.status], ['h2', 401]);
       const reader = await getH2(origin, ca, env.userToken('metrics-reader'));
@@ -528,7 +538,10 @@ describe('Manager metrics', () => {
     try {
       await h1.started();
       await assert.rejects(
-        getH2(`https://127.0.0.1:${h1.getMetricsAddress()!.port}`, h1.getMetricsServingCert()!),
+        getH2(
+          `https://127.0.0.1:${must(h1.getMetricsAddress(), 'h1.getMetricsAddress()').port}`,
+          must(h1.getMetricsServingCert(), 'h1.getMetricsServingCert()'),
+        ),
         /ALPN|protocol|socket hang up|ECONNRESET|closed/i,
       );
     } finally {

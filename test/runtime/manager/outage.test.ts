@@ -11,6 +11,7 @@ import { StatusError } from '../../../src/runtime/client/index.js';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import { MiniManager } from '../controller/harness.js';
 import { eventually } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 const env = new TestEnvironment({ useExistingCluster: false });
 let config: KubeConfig;
@@ -56,7 +57,9 @@ describe('after an API server outage', () => {
       // The informer's back-off is 60-120 s; this waits at most 30 s.
       await eventually(() => seen.has('after'), 'reconcile of the write made after the outage', 30_000);
       assert.equal(inf.stats().recoveries, 1, 'one back-off was cut short by the server answering again');
-      t.diagnostic(`server ready -> reconcile of a new write: ${Number(seen.get('after')! - back) / 1e6} ms`);
+      t.diagnostic(
+        `server ready -> reconcile of a new write: ${Number(must(seen.get('after'), "seen.get('after')") - back) / 1e6} ms`,
+      );
     } finally {
       ac.abort();
       await run;

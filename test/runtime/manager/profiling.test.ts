@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { newManager, type Manager } from '../../../src/runtime/manager/index.js';
 import { FakeAPIServer } from '../../../src/testing/index.js';
 import { quiet } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 async function fetchText(url: string): Promise<{ status: number; body: string; type: string | null }> {
   const r = await fetch(url);
@@ -24,7 +25,7 @@ describe('Manager profiling endpoint (pprofBindAddress)', () => {
     mgr = newManager(fake.config, { pprofBindAddress: '127.0.0.1:0', logger: quiet() });
     done = mgr.start(ac.signal);
     await mgr.started();
-    base = `http://127.0.0.1:${mgr.getPprofAddress()!.port}`;
+    base = `http://127.0.0.1:${must(mgr.getPprofAddress(), 'mgr.getPprofAddress()').port}`;
   });
   after(async () => {
     ac.abort();

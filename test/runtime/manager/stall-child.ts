@@ -11,13 +11,14 @@ import pino from 'pino';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { mergePatch } from '../../../src/runtime/client/index.js';
+import { must } from '../../helpers/must.js';
 
 const say = (line: string) => writeSync(1, `${line}\n`);
 const kc = new KubeConfig();
-kc.loadFromFile(process.env.KF_KUBECONFIG!);
+kc.loadFromFile(must(process.env.KF_KUBECONFIG, 'process.env.KF_KUBECONFIG'));
 const mgr = newManager(kc, {
   leaderElection: true,
-  leaderElectionID: process.env.KF_LEASE!,
+  leaderElectionID: must(process.env.KF_LEASE, 'process.env.KF_LEASE'),
   leaderElectionNamespace: 'default',
   leaderElectionIdentity: 'stalled',
   // Short timings for the test; KF_TIMINGS=15000,10000,2000 gives the defaults.
@@ -47,7 +48,8 @@ controllerManagedBy(mgr)
   .complete(async (req) => {
     say(`start ${req.name} ${process.hrtime.bigint()}`);
     if (req.name !== 'o1') return;
-    while (!existsSync(process.env.KF_GO_FILE!)) await new Promise((r) => setTimeout(r, 20));
+    while (!existsSync(must(process.env.KF_GO_FILE, 'process.env.KF_GO_FILE')))
+      await new Promise((r) => setTimeout(r, 20));
     try {
       await mgr
         .getClient()

@@ -14,6 +14,7 @@ import { RestClient } from '../../../src/runtime/client/rest.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { eventually, quiet } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 const env = new TestEnvironment({ useExistingCluster: false });
 let config: KubeConfig;
@@ -45,10 +46,10 @@ describe('a stalled leader', () => {
     });
     const lines: string[] = [];
     let buf = '';
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
       buf += c;
       const parts = buf.split('\n');
-      buf = parts.pop()!;
+      buf = must(parts.pop(), 'parts.pop()');
       lines.push(...parts);
     });
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -84,7 +85,7 @@ describe('a stalled leader', () => {
         'o2..o4 queued in the child',
       );
 
-      process.kill(child.pid!, 'SIGSTOP');
+      process.kill(must(child.pid, 'child.pid'), 'SIGSTOP');
       // The standby leads only after the child's lease expired (by the standby's clock, which is
       // also the child's: one machine, one monotonic clock).
       await standby.elected();
@@ -96,7 +97,7 @@ describe('a stalled leader', () => {
       await rest.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMap('o5') });
       writeFileSync(goFile, 'go'); // o1's reconcile can end once the child runs again
       const resumedAt = process.hrtime.bigint();
-      process.kill(child.pid!, 'SIGCONT');
+      process.kill(must(child.pid, 'child.pid'), 'SIGCONT');
       const code = await exited;
 
       const starts = lines.filter((l) => l.startsWith('start ')).map((l) => l.split(' '));
@@ -109,7 +110,10 @@ describe('a stalled leader', () => {
         starts.every((s) => BigInt(s[2]) < resumedAt),
         'nothing started after the resume',
       );
-      const exit = lines.find((l) => l.startsWith('exit '))!.split(' ');
+      const exit = must(
+        lines.find((l) => l.startsWith('exit ')),
+        "lines.find((l) => l.startsWith('exit '))",
+      ).split(' ');
       assert.match(exit.slice(2).join(' '), /^leader election lost \(lease default\/stall-test\): /);
       assert.equal(code, 1);
       // o1's reconcile was running through the stall: its write after the resume is not sent.

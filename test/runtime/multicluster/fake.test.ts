@@ -24,6 +24,7 @@ import { FakeAPIServer } from '../../../src/testing/fake/index.js';
 import { startFakeClusters, type TestClusters } from '../../../src/testing/multicluster.js';
 import { consistently, eventually } from '../../../src/testing/wait.js';
 import { kubeconfigSecretScenario } from './scenario.js';
+import { must } from '../../helpers/must.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
@@ -87,7 +88,13 @@ describe('multi-cluster manager on fake API servers', () => {
             name: 'child',
             namespace: 'default',
             ownerReferences: [
-              { apiVersion: 'v1', kind: 'ConfigMap', name: 'parent', uid: parent.metadata!.uid!, controller: true },
+              {
+                apiVersion: 'v1',
+                kind: 'ConfigMap',
+                name: 'parent',
+                uid: must(must(parent.metadata, 'parent.metadata').uid, 'parent.metadata.uid'),
+                controller: true,
+              },
             ],
           },
         });
@@ -151,7 +158,7 @@ describe('multi-cluster manager on fake API servers', () => {
     const running = mgr.start(stop.signal);
     try {
       await eventually(() => assert.deepEqual(mgr.listClusters(), ['one', 'two']));
-      const secret = (cluster: string, name: string) => ({
+      const secret = (_cluster: string, name: string) => ({
         apiVersion: 'v1',
         kind: 'Secret',
         metadata: { name, namespace: 'default', labels: { parent: `p-${name}` } },

@@ -7,6 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import { startTestClusters, type TestClusters } from '../../../src/testing/multicluster.js';
 import { kubeconfigSecretScenario } from './scenario.js';
+import { must } from '../../helpers/must.js';
 
 describe('multi-cluster manager on three kube-apiservers', () => {
   let fleet: TestClusters | undefined;
@@ -18,6 +19,6 @@ describe('multi-cluster manager on three kube-apiservers', () => {
   });
 
   it('kubeconfig Secrets created, changed and deleted at run time engage, re-engage and disengage clusters', async () => {
-    await kubeconfigSecretScenario(fleet!, { timeout: 30_000, quiet: 3000 });
+    await kubeconfigSecretScenario(must(fleet, 'fleet'), { timeout: 30_000, quiet: 3000 });
   });
 });

@@ -52,7 +52,14 @@ describe('sharded multi-cluster managers', () => {
         });
       const ac = new AbortController();
       const done = mgr.start(ac.signal);
-      return { id, mgr, stop: async () => (ac.abort(), await done) };
+      return {
+        id,
+        mgr,
+        stop: async () => {
+          ac.abort();
+          return await done;
+        },
+      };
     };
     const a = make('a');
     const b = make('b');

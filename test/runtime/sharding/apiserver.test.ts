@@ -27,6 +27,7 @@ import {
   subtractRanges,
 } from '../../../src/runtime/sharding/index.js';
 import { waitFor } from '../controller/harness.js';
+import { must } from '../../helpers/must.js';
 
 const LABEL = 'kubeforge.test/shard';
 const NAMESPACES = ['shard-a', 'shard-b', 'shard-c', 'shard-d', 'shard-e', 'shard-f'];
@@ -125,7 +126,7 @@ describe('the gated server is the judge: the objects it returns for a shardSelec
   it('uid: the start bound is inclusive and the end bound exclusive, as kubeforge computes them', async () => {
     const some = (await serverList(gated)).items.slice(0, 5);
     for (const o of some) {
-      const h = fnv1a64(o.metadata!.uid!);
+      const h = fnv1a64(must(must(o.metadata, 'o.metadata').uid, 'o.metadata.uid'));
       const just = await serverList(gated, shardSelector({ field: 'uid', ranges: [{ start: h, end: h + 1n }] }));
       assert.deepEqual(keys(just.items), [keyOf(o)], 'a range of one hash value holds exactly that object');
       if (h > 0n) await judge({ field: 'uid', ranges: [{ start: 0n, end: h }] }, 'a range ending at the object’s hash');
@@ -181,7 +182,10 @@ const modeLogged = (lines: Record<string, unknown>[]) =>
   lines.map((l) => (l.shard as { mode?: string } | undefined)?.mode).filter(Boolean);
 
 describe('a sharded informer holds its shard, filtered by the server where it can and by itself where not', () => {
-  const uidShard = (): ShardSpec => ({ field: 'uid', ranges: assignRanges(['r0', 'r1', 'r2'], 8).get('r1')! });
+  const uidShard = (): ShardSpec => ({
+    field: 'uid',
+    ranges: must(assignRanges(['r0', 'r1', 'r2'], 8).get('r1'), "assignRanges(['r0', 'r1', 'r2'], 8).get('r1')"),
+  });
 
   it('gated server: lists and watches with shardSelector; holds exactly the server’s answer and receives nothing else', async () => {
     const shard = uidShard();
@@ -202,8 +206,14 @@ describe('a sharded informer holds its shard, filtered by the server where it ca
       assert.ok(inShard.length > 0 && inShard.length < created.length, `${inShard.length} of 40 in the shard`);
       await waitFor('the new objects of the shard in the cache', () => inShard.every((k) => c.held().includes(k)));
       // A delete of one inside and one outside: the first leaves the cache.
-      const outside = created.find((o) => !matcher.matches(o))!;
-      const inside = created.find((o) => matcher.matches(o))!;
+      const outside = must(
+        created.find((o) => !matcher.matches(o)),
+        'created.find((o) => !matcher.matches(o))',
+      );
+      const inside = must(
+        created.find((o) => matcher.matches(o)),
+        'created.find((o) => matcher.matches(o))',
+      );
       await client.delete(outside);
       await client.delete(inside);
       await waitFor('the deleted object gone', () => !c.held().includes(keyOf(inside)));
@@ -230,7 +240,7 @@ describe('a sharded informer holds its shard, filtered by the server where it ca
       );
       const expected = keys(
         (await serverList(gated, shardSelector(shard))).items.filter((o) =>
-          namespaces.includes(o.metadata!.namespace!),
+          namespaces.includes(must(must(o.metadata, 'o.metadata').namespace, 'o.metadata.namespace')),
         ),
       );
       assert.ok(expected.length > 0);
@@ -279,8 +289,8 @@ describe('a sharded informer holds its shard, filtered by the server where it ca
     it(`${which} server: ranges given up (a member joined) are dropped without a list and the watch goes on; ranges taken are listed`, async () => {
       const s = which === 'gated' ? gated : plain;
       // Alone in the ring, then a second member joins: consistent hashing only takes from r0.
-      const alone: ShardSpec = { field: 'uid', ranges: assignRanges(['r0'], 8).get('r0')! };
-      const joined = assignRanges(['r0', 'r1'], 8).get('r0')!;
+      const alone: ShardSpec = { field: 'uid', ranges: must(assignRanges(['r0'], 8).get('r0'), 'r0 alone') };
+      const joined = must(assignRanges(['r0', 'r1'], 8).get('r0'), 'r0 joined');
       assert.equal(subtractRanges(joined, alone.ranges).length, 0, 'r0 after the join holds a part of what it held');
       const c = await shardedCache(s, alone);
       try {

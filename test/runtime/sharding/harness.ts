@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { RestClient } from '../../../src/runtime/client/rest.js';
 import { HELD_ANNOTATION, RING_LABEL } from '../../../src/runtime/manager/membership.js';
 import { type HashRange, parseRangesText } from '../../../src/runtime/sharding/index.js';
+import { must } from '../../helpers/must.js';
 
 /** The replica program (compiled next to this file). */
 export const REPLICA_CHILD = fileURLToPath(new URL('./replica-child.js', import.meta.url));
@@ -26,10 +27,10 @@ export function spawnReplica(env: Record<string, string>, nodeArgs: string[] = [
   });
   const lines: string[] = [];
   let buf = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
     buf += c;
     const parts = buf.split('\n');
-    buf = parts.pop()!;
+    buf = must(parts.pop(), 'parts.pop()');
     lines.push(...parts);
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -59,7 +60,7 @@ export async function ringLeases(rest: RestClient, ring: string): Promise<RingLe
     .filter((l) => l.spec.holderIdentity)
     .map((l) => ({
       name: l.metadata.name,
-      holder: l.spec.holderIdentity!,
+      holder: must(l.spec.holderIdentity, 'l.spec.holderIdentity'),
       renewMs: Date.parse(l.spec.renewTime ?? '') || 0,
       held: parseRangesText(l.metadata.annotations?.[HELD_ANNOTATION] ?? ''),
     }));

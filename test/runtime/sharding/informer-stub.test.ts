@@ -13,6 +13,7 @@ import pino from 'pino';
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import { SharedInformer } from '../../../src/runtime/cache/informer.js';
 import { ShardMatcher, type ShardSpec, equalRanges } from '../../../src/runtime/sharding/index.js';
+import { must } from '../../helpers/must.js';
 
 /** A uid-shaped value that differs everywhere from the next one (FNV-1a's top bits hardly move when only the last characters change). */
 function uidOf(i: number): string {
@@ -34,7 +35,7 @@ const objects: KubernetesObject[] = Array.from({ length: 40 }, (_, i) => ({
 }));
 const inShard = objects
   .filter((o) => matcher.matches(o))
-  .map((o) => `ns/${o.metadata!.name}`)
+  .map((o) => `ns/${must(o.metadata, 'o.metadata').name}`)
   .sort();
 
 let behaviour: 'refuses' | 'leaks' = 'refuses';

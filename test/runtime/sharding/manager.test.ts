@@ -13,6 +13,7 @@ import { newManager } from '../../../src/runtime/manager/index.js';
 import type { Manager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy, enqueueRequestsFromMapFunc } from '../../../src/runtime/controller/index.js';
 import { eventually, sleep } from '../manager/helpers.js';
+import { must } from '../../helpers/must.js';
 
 const quiet = pino({ level: 'silent' });
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
@@ -173,7 +174,7 @@ describe('sharded managers', () => {
       .watches(
         CM,
         enqueueRequestsFromMapFunc((o: KubernetesObject) =>
-          o.metadata?.namespace === ns ? [{ namespace: ns, name: o.metadata.name! }] : [],
+          o.metadata?.namespace === ns ? [{ namespace: ns, name: must(o.metadata.name, 'o.metadata.name') }] : [],
         ),
       )
       .complete((req) => void seen.add(req.name));
@@ -211,7 +212,9 @@ describe('sharded managers', () => {
     try {
       await sleep(1_500); // both joined and settled
       await eventually(
-        () => by.get('a')!.size === names.length || by.get('b')!.size === names.length,
+        () =>
+          must(by.get('a'), "by.get('a')").size === names.length ||
+          must(by.get('b'), "by.get('b')").size === names.length,
         'the replica running the singleton reconciled every object (its cache holds them all)',
         30_000,
       );

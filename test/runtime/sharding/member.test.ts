@@ -20,6 +20,7 @@ import {
 } from '../../../src/runtime/sharding/index.js';
 import { RING_LABEL, ShardMember } from '../../../src/runtime/manager/membership.js';
 import { eventually } from '../manager/helpers.js';
+import { must } from '../../helpers/must.js';
 
 const quiet = pino({ level: process.env.KF_TEST_LOG ?? 'silent' }, pino.destination(2));
 const TIMINGS = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 100 };
@@ -70,7 +71,10 @@ describe('ShardMember on Leases', () => {
       assert.ok(disjointAndComplete(ms), 'the owned ranges are disjoint and cover the space');
       const want = assignRanges(ms.map((m) => m.leaseName));
       for (const m of ms)
-        assert.ok(sameRanges(m.ownedRanges(), want.get(m.leaseName)!), `${m.identity} owns its share`);
+        assert.ok(
+          sameRanges(m.ownedRanges(), must(want.get(m.leaseName), 'want.get(m.leaseName)')),
+          `${m.identity} owns its share`,
+        );
       const leases = await rest.request<{ items: { metadata: { name: string; labels: Record<string, string> } }[] }>(
         'GET',
         '/apis/coordination.k8s.io/v1/namespaces/default/leases',
@@ -85,7 +89,7 @@ describe('ShardMember on Leases', () => {
   it('members started together (within a retry period) each open only their share: none takes the whole space first', async () => {
     const ms = ['a', 'b', 'c'].map((id) => member('together', id));
     const opened = new Map(ms.map((m) => [m, [] as HashRange[]]));
-    for (const m of ms) m.onOpened((r) => opened.get(m)!.push(...r));
+    for (const m of ms) m.onOpened((r) => must(opened.get(m), 'opened.get(m)').push(...r));
     const ac = new AbortController();
     const done: Promise<unknown>[] = [];
     try {
@@ -98,8 +102,11 @@ describe('ShardMember on Leases', () => {
       const want = assignRanges(ms.map((m) => m.leaseName));
       for (const m of ms)
         assert.ok(
-          sameRanges(unionRanges([], opened.get(m)!), want.get(m.leaseName)!),
-          `${m.identity} opened exactly its share (${coverage(unionRanges([], opened.get(m)!)).toFixed(3)} of the space), nothing it had to give up`,
+          sameRanges(
+            unionRanges([], must(opened.get(m), 'opened.get(m)')),
+            must(want.get(m.leaseName), 'want.get(m.leaseName)'),
+          ),
+          `${m.identity} opened exactly its share (${coverage(unionRanges([], must(opened.get(m), 'opened.get(m)'))).toFixed(3)} of the space), nothing it had to give up`,
         );
     } finally {
       ac.abort();

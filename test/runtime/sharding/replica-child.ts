@@ -15,16 +15,17 @@ import { newManager } from '../../../src/runtime/manager/index.js';
 import { controllerManagedBy } from '../../../src/runtime/controller/index.js';
 import { LeadershipLostError } from '../../../src/runtime/client/fence.js';
 import { createHash } from 'node:crypto';
+import { must } from '../../helpers/must.js';
 
 const say = (line: string) => writeSync(1, `${line}\n`);
 const env = process.env;
-const id = env.KF_ID!;
+const id = must(env.KF_ID, 'env.KF_ID');
 const ring = env.KF_RING ?? 'test-ring';
 const [leaseDurationMs, renewDeadlineMs, retryPeriodMs] = (env.KF_TIMINGS ?? '3000,2000,300').split(',').map(Number);
 const workMs = Number(env.KF_WORK_MS ?? 5);
 const write = env.KF_WRITE !== '0';
 const kc = new KubeConfig();
-kc.loadFromFile(env.KF_KUBECONFIG!);
+kc.loadFromFile(must(env.KF_KUBECONFIG, 'env.KF_KUBECONFIG'));
 const mgr = newManager(kc, {
   sharding: {
     ring,
@@ -41,7 +42,7 @@ const mgr = newManager(kc, {
 });
 say(`member ${ring}-${createHash('sha256').update(id).digest('hex').slice(0, 10)}`);
 const wall = () => performance.timeOrigin + performance.now();
-const audit = openSync(env.KF_AUDIT!, 'a');
+const audit = openSync(must(env.KF_AUDIT, 'env.KF_AUDIT'), 'a');
 const labelled = (o: { metadata?: { labels?: Record<string, string> } }) =>
   o.metadata?.labels?.['kubeforge.test/sharded'] === 'yes';
 controllerManagedBy(mgr)
@@ -79,7 +80,7 @@ controllerManagedBy(mgr)
                     apiVersion: 'v1',
                     kind: 'ConfigMap',
                     name: req.name,
-                    uid: cm.metadata!.uid!,
+                    uid: must(must(cm.metadata, 'cm.metadata').uid, 'cm.metadata.uid'),
                     controller: true,
                     blockOwnerDeletion: true,
                   },

@@ -29,6 +29,7 @@ import {
 } from '../../../src/runtime/sharding/index.js';
 import { type AuditLine, type RingLease, readAudit, ringLeases, spawnReplica } from './harness.js';
 import { eventually, sleep } from '../manager/helpers.js';
+import { must } from '../../helpers/must.js';
 
 const LEASE_MS = 3000;
 const TIMINGS = `${LEASE_MS},2000,300`;
@@ -113,7 +114,7 @@ class Cluster {
         if (holders.join() !== [...ids].sort().join()) return undefined;
         const want = assignRanges(live.map((l) => l.name));
         for (const l of live) {
-          const w = want.get(l.name)!;
+          const w = must(want.get(l.name), 'want.get(l.name)');
           if (subtractRanges(w, l.held).length || subtractRanges(l.held, w).length) return undefined;
         }
         return new Map(live.map((l) => [l.holder, l.held]));
@@ -124,7 +125,7 @@ class Cluster {
   }
 
   pointOf(name: string): bigint {
-    const o = this.objects.get(name)!;
+    const o = must(this.objects.get(name), 'this.objects.get(name)');
     return fnv1a64(this.field === 'uid' ? o.uid : o.namespace);
   }
 
@@ -155,7 +156,7 @@ class Cluster {
 
   /** The id whose Secret says it reconciled `name` last (undefined: no Secret yet). */
   async writer(name: string): Promise<string | undefined> {
-    const { namespace } = this.objects.get(name)!;
+    const { namespace } = must(this.objects.get(name), 'this.objects.get(name)');
     const s = await this.rest
       .request<{ data?: { by?: string } }>('GET', `/api/v1/namespaces/${namespace}/secrets/${name}-owned`)
       .catch(() => undefined);
@@ -193,7 +194,10 @@ class Cluster {
       const f = frozen.get(a.id);
       if (f && a.start < f[1] && a.end > f[0] && a.wrote !== 'ok') continue;
       let l = byKey.get(a.key);
-      if (!l) byKey.set(a.key, (l = []));
+      if (!l) {
+        l = [];
+        byKey.set(a.key, l);
+      }
       l.push(a);
     }
     const out: string[] = [];
@@ -262,7 +266,10 @@ async function scenario(c: Cluster, t: { diagnostic(s: string): void }): Promise
   // Owned objects follow their owner: a deleted Secret brings its owner's reconcile, on the owner's replica.
   const deletedAt = Date.now();
   for (const n of first.slice(0, 6))
-    await c.rest.request('DELETE', `/api/v1/namespaces/${c.objects.get(n)!.namespace}/secrets/${n}-owned`);
+    await c.rest.request(
+      'DELETE',
+      `/api/v1/namespaces/${must(c.objects.get(n), 'c.objects.get(n)').namespace}/secrets/${n}-owned`,
+    );
   await c.reconciledByOwners(first.slice(0, 6), assignment, 'deleted Secrets written again by their owners');
   const after = c.audit().filter((a) => a.start >= deletedAt);
   assert.ok(after.length >= 6, 'the deletions were reconciled');
@@ -281,7 +288,7 @@ async function scenario(c: Cluster, t: { diagnostic(s: string): void }): Promise
   await c.reconciledByOwners([...first, ...joined], assignment, 'all objects owned under four replicas');
 
   // Graceful stop: r1 leaves the ring at once.
-  const r1 = c.replicas.get('r1')!;
+  const r1 = must(c.replicas.get('r1'), "c.replicas.get('r1')");
   r1.child.kill('SIGTERM');
   assert.equal(await r1.exited, 0, `r1 stopped cleanly: ${r1.lines.join(' | ')}`);
   assignment = await c.settled(['r2', 'r3', 'r4'], 'r1 left');
@@ -289,7 +296,7 @@ async function scenario(c: Cluster, t: { diagnostic(s: string): void }): Promise
   await c.reconciledByOwners([...first, ...joined, ...afterStop], assignment, 'objects of r1 taken over');
 
   // SIGKILL: r2's ranges are taken after its Lease expires.
-  const r2 = c.replicas.get('r2')!;
+  const r2 = must(c.replicas.get('r2'), "c.replicas.get('r2')");
   const killedAt = Date.now();
   r2.child.kill('SIGKILL');
   const afterKill = await c.create('after-kill', 12);
@@ -299,7 +306,7 @@ async function scenario(c: Cluster, t: { diagnostic(s: string): void }): Promise
   await c.reconciledByOwners([...first, ...joined, ...afterStop], assignment, 'r2 objects taken over');
 
   // SIGSTOP past the lease: r4 takes everything; r3, resumed, writes nothing and exits.
-  const r3 = c.replicas.get('r3')!;
+  const r3 = must(c.replicas.get('r3'), "c.replicas.get('r3')");
   const stoppedAt = Date.now();
   r3.child.kill('SIGSTOP');
   await sleep(LEASE_MS + 1000);
@@ -309,7 +316,13 @@ async function scenario(c: Cluster, t: { diagnostic(s: string): void }): Promise
   const contAt = Date.now();
   r3.child.kill('SIGCONT');
   assert.equal(await r3.exited, 1, 'the resumed replica exits');
-  assert.match(r3.lines.find((l) => l.startsWith('exit '))!, /sharding membership lost|sharding ring/);
+  assert.match(
+    must(
+      r3.lines.find((l) => l.startsWith('exit ')),
+      "r3.lines.find((l) => l.startsWith('exit '))",
+    ),
+    /sharding membership lost|sharding ring/,
+  );
   const r3After = c.audit().filter((a) => a.id === 'r3' && a.end > contAt);
   assert.ok(
     r3After.every((a) => a.wrote !== 'ok'),

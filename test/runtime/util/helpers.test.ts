@@ -19,6 +19,7 @@ import {
   setStatusCondition,
   type Condition,
 } from '../../../src/runtime/util/index.js';
+import { must } from '../../helpers/must.js';
 
 const owner = (name: string, ns: string | undefined = 'default', kind = 'Widget'): KubernetesObject => ({
   apiVersion: 'test.kubeforge.io/v1',
@@ -36,7 +37,7 @@ describe('owner references', () => {
     const o = child();
     setControllerReference(owner('a'), o);
     setControllerReference(owner('a'), o);
-    assert.deepEqual(o.metadata!.ownerReferences, [
+    assert.deepEqual(must(o.metadata, 'o.metadata').ownerReferences, [
       {
         apiVersion: 'test.kubeforge.io/v1',
         kind: 'Widget',
@@ -46,7 +47,7 @@ describe('owner references', () => {
         blockOwnerDeletion: true,
       },
     ]);
-    assert.equal(getControllerOf(o)!.name, 'a');
+    assert.equal(must(getControllerOf(o), 'getControllerOf(o)').name, 'a');
   });
 
   it('refuses a second controller, a cross-namespace owner and a namespaced owner of a cluster-scoped object', () => {
@@ -66,7 +67,7 @@ describe('owner references', () => {
     );
     // A cluster-scoped owner may own a namespaced object.
     setOwnerReference(owner('node', undefined, 'Node'), o);
-    assert.equal(o.metadata!.ownerReferences!.length, 2);
+    assert.equal(must(must(o.metadata, 'o.metadata').ownerReferences, 'o.metadata.ownerReferences').length, 2);
     assert.throws(
       () => setOwnerReference({ apiVersion: 'v1', kind: 'X', metadata: { name: 'n' } }, child()),
       /lacks metadata\.uid/,
@@ -76,14 +77,20 @@ describe('owner references', () => {
   it('setOwnerReference adds plain references, replaces the same owner across versions and keeps a controller flag', () => {
     const o = child();
     setOwnerReference(owner('a'), o);
-    assert.deepEqual(o.metadata!.ownerReferences, [
+    assert.deepEqual(must(o.metadata, 'o.metadata').ownerReferences, [
       { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget', name: 'a', uid: 'uid-a' },
     ]);
     setControllerReference({ ...owner('a'), apiVersion: 'test.kubeforge.io/v2' }, o);
     setOwnerReference({ ...owner('a'), apiVersion: 'test.kubeforge.io/v2' }, o);
-    assert.equal(o.metadata!.ownerReferences!.length, 1);
-    assert.equal(o.metadata!.ownerReferences![0].controller, true);
-    assert.equal(o.metadata!.ownerReferences![0].apiVersion, 'test.kubeforge.io/v2');
+    assert.equal(must(must(o.metadata, 'o.metadata').ownerReferences, 'o.metadata.ownerReferences').length, 1);
+    assert.equal(
+      must(must(o.metadata, 'o.metadata').ownerReferences, 'o.metadata.ownerReferences')[0].controller,
+      true,
+    );
+    assert.equal(
+      must(must(o.metadata, 'o.metadata').ownerReferences, 'o.metadata.ownerReferences')[0].apiVersion,
+      'test.kubeforge.io/v2',
+    );
     assert.equal(hasOwnerReference(owner('a'), o), true);
     assert.equal(removeOwnerReference(owner('a'), o), true);
     assert.equal(removeOwnerReference(owner('a'), o), false);
@@ -97,11 +104,11 @@ describe('finalizers', () => {
     assert.equal(containsFinalizer(o, 'kubeforge.io/cleanup'), false);
     assert.equal(addFinalizer(o, 'kubeforge.io/cleanup'), true);
     assert.equal(addFinalizer(o, 'kubeforge.io/cleanup'), false);
-    assert.deepEqual(o.metadata!.finalizers, ['kubeforge.io/cleanup']);
+    assert.deepEqual(must(o.metadata, 'o.metadata').finalizers, ['kubeforge.io/cleanup']);
     assert.equal(containsFinalizer(o, 'kubeforge.io/cleanup'), true);
-    o.metadata!.finalizers!.push('other', 'kubeforge.io/cleanup');
+    must(must(o.metadata, 'o.metadata').finalizers, 'o.metadata.finalizers').push('other', 'kubeforge.io/cleanup');
     assert.equal(removeFinalizer(o, 'kubeforge.io/cleanup'), true);
-    assert.deepEqual(o.metadata!.finalizers, ['other']);
+    assert.deepEqual(must(o.metadata, 'o.metadata').finalizers, ['other']);
     assert.equal(removeFinalizer(o, 'kubeforge.io/cleanup'), false);
     assert.equal(removeFinalizer({}, 'x'), false);
   });
@@ -175,7 +182,8 @@ describe('status conditions', () => {
 
   it('takes the V1Condition[] a scaffolded status declares', () => {
     const status: { conditions?: V1Condition[] } = {};
-    setStatusCondition((status.conditions ??= []), {
+    status.conditions ??= [];
+    setStatusCondition(status.conditions, {
       type: 'Available',
       status: 'Unknown',
       reason: 'Reconciling',
@@ -183,14 +191,14 @@ describe('status conditions', () => {
     });
     const c: V1Condition | undefined = findStatusCondition(status.conditions, 'Available');
     assert.equal(c?.status, 'Unknown');
-    assert.ok(c!.lastTransitionTime.getTime() > 0);
+    assert.ok(c.lastTransitionTime.getTime() > 0);
   });
 
   it('finds and tests conditions', () => {
     const conds: Condition[] = [];
     setStatusCondition(conds, { type: 'Ready', status: 'True', reason: 'Ok' });
     setStatusCondition(conds, { type: 'Degraded', status: 'False', reason: 'Ok' });
-    assert.equal(findStatusCondition(conds, 'Ready')!.reason, 'Ok');
+    assert.equal(must(findStatusCondition(conds, 'Ready'), "findStatusCondition(conds, 'Ready')").reason, 'Ok');
     assert.equal(findStatusCondition(conds, 'Missing'), undefined);
     assert.equal(isStatusConditionTrue(conds, 'Ready'), true);
     assert.equal(isStatusConditionFalse(conds, 'Ready'), false);

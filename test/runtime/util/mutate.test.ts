@@ -13,6 +13,7 @@ import {
   setStatusCondition,
   type Condition,
 } from '../../../src/runtime/util/index.js';
+import { must } from '../../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 const env = new TestEnvironment({
@@ -39,18 +40,35 @@ const widget = (name: string): Widget => ({
 describe('createOrUpdate', () => {
   it('creates, then updates only when the mutation changes something', async () => {
     const w = widget('cou');
-    assert.equal(await createOrUpdate(client, w, () => void (w.spec = { size: 1 })), 'created');
-    assert.ok(w.metadata!.uid, 'obj holds the created object');
+    assert.equal(
+      await createOrUpdate(client, w, () => {
+        w.spec = { size: 1 };
+      }),
+      'created',
+    );
+    assert.ok(must(w.metadata, 'w.metadata').uid, 'obj holds the created object');
     const again = widget('cou');
-    assert.equal(await createOrUpdate(client, again, () => void (again.spec = { size: 1 })), 'unchanged');
-    assert.equal(await createOrUpdate(client, again, () => void (again.spec!.size = 2)), 'updated');
+    assert.equal(
+      await createOrUpdate(client, again, () => {
+        again.spec = { size: 1 };
+      }),
+      'unchanged',
+    );
+    assert.equal(
+      await createOrUpdate(client, again, () => {
+        must(again.spec, 'again.spec').size = 2;
+      }),
+      'updated',
+    );
     const live = await client.get<Widget>(
       { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' },
       { namespace: 'default', name: 'cou' },
     );
-    assert.equal(live.spec!.size, 2);
+    assert.equal(must(live.spec, 'live.spec').size, 2);
     await assert.rejects(
-      createOrUpdate(client, again, () => void (again.metadata!.name = 'renamed')),
+      createOrUpdate(client, again, () => {
+        must(again.metadata, 'again.metadata').name = 'renamed';
+      }),
       /cannot mutate object name/,
     );
   });
@@ -68,19 +86,30 @@ describe('createOrPatch', () => {
     );
     assert.equal(w.status?.observed, 1, 'status written after create');
     const w2 = widget('cop');
-    assert.equal(await createOrPatch(client, w2, () => void (w2.spec = { size: 1 })), 'unchanged');
-    assert.equal(await createOrPatch(client, w2, () => void (w2.spec!.size = 5)), 'updated');
     assert.equal(
       await createOrPatch(client, w2, () => {
-        w2.status!.conditions ??= [];
-        setStatusCondition(w2.status!.conditions, { type: 'Ready', status: 'True', reason: 'Done' });
+        w2.spec = { size: 1 };
+      }),
+      'unchanged',
+    );
+    assert.equal(
+      await createOrPatch(client, w2, () => {
+        must(w2.spec, 'w2.spec').size = 5;
+      }),
+      'updated',
+    );
+    assert.equal(
+      await createOrPatch(client, w2, () => {
+        const status = must(w2.status, 'w2.status');
+        status.conditions ??= [];
+        setStatusCondition(status.conditions, { type: 'Ready', status: 'True', reason: 'Done' });
       }),
       'updatedStatusOnly',
     );
     assert.equal(
       await createOrPatch(client, w2, () => {
-        w2.spec!.size = 6;
-        w2.status!.observed = 2;
+        must(w2.spec, 'w2.spec').size = 6;
+        must(w2.status, 'w2.status').observed = 2;
       }),
       'updatedStatus',
     );
@@ -88,9 +117,9 @@ describe('createOrPatch', () => {
       { apiVersion: 'test.kubeforge.io/v1', kind: 'Widget' },
       { namespace: 'default', name: 'cop' },
     );
-    assert.equal(live.spec!.size, 6);
-    assert.equal(live.status!.observed, 2);
-    assert.equal(live.status!.conditions![0].type, 'Ready');
+    assert.equal(must(live.spec, 'live.spec').size, 6);
+    assert.equal(must(live.status, 'live.status').observed, 2);
+    assert.equal(must(must(live.status, 'live.status').conditions, 'live.status.conditions')[0].type, 'Ready');
   });
 
   it('a controller reference set in the mutation is accepted by the API server', async () => {
@@ -110,7 +139,13 @@ describe('createOrPatch', () => {
       }),
       'created',
     );
-    assert.equal(cm.metadata!.ownerReferences![0].uid, owner.metadata!.uid);
-    assert.equal(cm.metadata!.ownerReferences![0].controller, true);
+    assert.equal(
+      must(must(cm.metadata, 'cm.metadata').ownerReferences, 'cm.metadata.ownerReferences')[0].uid,
+      must(owner.metadata, 'owner.metadata').uid,
+    );
+    assert.equal(
+      must(must(cm.metadata, 'cm.metadata').ownerReferences, 'cm.metadata.ownerReferences')[0].controller,
+      true,
+    );
   });
 });

@@ -15,8 +15,9 @@ import {
 import { createJSONPatch } from '../../../src/runtime/webhook/admission.js';
 import { toWireJSON } from '../../../src/runtime/client/dates.js';
 import { admissionReview, metricValue, patchOf, quiet, request, startServer, type Running } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the generated documents have any shape; the patch applier walks them untyped
 type Obj = any;
 
 /** RFC 6901 pointer -> tokens (independent of the code under test). */
@@ -91,7 +92,11 @@ async function mutate(
   impl: (o: Obj) => void,
 ): Promise<{ response: Obj; ops: ReturnType<typeof patchOf> }> {
   defaulterImpl = impl;
-  const r = await request(srv.server.port!, '/mutate', admissionReview('CREATE', { object: before }));
+  const r = await request(
+    must(srv.server.port, 'srv.server.port'),
+    '/mutate',
+    admissionReview('CREATE', { object: before }),
+  );
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.apiVersion, 'admission.k8s.io/v1');
   assert.equal(r.json.kind, 'AdmissionReview');
@@ -107,7 +112,7 @@ describe('review versions', () => {
       ...admissionReview('CREATE', { object: { metadata: { name: 'w1' }, spec: { size: 1 } } }),
       apiVersion: 'admission.k8s.io/v1beta1',
     };
-    const m = await request(srv.server.port!, '/mutate', review);
+    const m = await request(must(srv.server.port, 'srv.server.port'), '/mutate', review);
     assert.equal(m.status, 200, m.text);
     assert.deepEqual(
       [m.json.apiVersion, m.json.kind, m.json.response.allowed, m.json.response.patchType],
@@ -118,7 +123,7 @@ describe('review versions', () => {
         throw new FieldErrors([field.invalid('spec.size', 1, 'must be even')]);
       },
     };
-    const v = await request(srv.server.port!, '/validate', review);
+    const v = await request(must(srv.server.port, 'srv.server.port'), '/validate', review);
     assert.deepEqual(
       [v.json.apiVersion, v.json.response.allowed, v.json.response.status.code, v.json.response.status.reason],
       ['admission.k8s.io/v1beta1', false, 422, 'Invalid'],
@@ -268,7 +273,10 @@ describe('defaulting webhook', () => {
     // (issue #45); this holds it to toWireJSON's definition: Dates (kept, moved, new), NaN,
     // undefined, functions, class instances, deleted and added keys, nested arrays.
     let seed = 45;
-    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
     const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
     const gen = (d: number): unknown => {
       const r = rnd();
@@ -337,7 +345,7 @@ describe('defaulting webhook', () => {
       '"spec":{',
       '"spec":{"__proto__":{"polluted":true},',
     );
-    const r = await request(srv.server.port!, '/mutate', undefined, { raw: review });
+    const r = await request(must(srv.server.port, 'srv.server.port'), '/mutate', undefined, { raw: review });
     assert.deepEqual(patchOf(r.json.response), [{ op: 'replace', path: '/spec/size', value: 2 }]);
     assert.equal(({} as Obj).polluted, undefined);
   });
@@ -348,15 +356,25 @@ describe('defaulting webhook', () => {
       o.spec.size = 9;
       requestObject = ctx.request.object;
     };
-    const r = await request(srv.server.port!, '/mutate', admissionReview('CREATE', { object: { spec: { size: 1 } } }));
+    const r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/mutate',
+      admissionReview('CREATE', { object: { spec: { size: 1 } } }),
+    );
     assert.deepEqual(patchOf(r.json.response), [{ op: 'replace', path: '/spec/size', value: 9 }]);
     assert.deepEqual(requestObject, { spec: { size: 1 } });
   });
 
   it('allows DELETE without calling the defaulter', async () => {
     let called = false;
-    defaulterImpl = () => void (called = true);
-    const r = await request(srv.server.port!, '/mutate', admissionReview('DELETE', { oldObject: { spec: {} } }));
+    defaulterImpl = () => {
+      called = true;
+    };
+    const r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/mutate',
+      admissionReview('DELETE', { oldObject: { spec: {} } }),
+    );
     assert.deepEqual(r.json.response, { uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01', allowed: true });
     assert.equal(called, false);
   });
@@ -365,7 +383,11 @@ describe('defaulting webhook', () => {
     defaulterImpl = () => {
       throw new Error('spec.size cannot be defaulted');
     };
-    const r = await request(srv.server.port!, '/mutate', admissionReview('CREATE', { object: { spec: {} } }));
+    const r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/mutate',
+      admissionReview('CREATE', { object: { spec: {} } }),
+    );
     assert.deepEqual(r.json.response.status, {
       code: 403,
       reason: 'Forbidden',
@@ -376,7 +398,7 @@ describe('defaulting webhook', () => {
   });
 
   it('a CREATE without an object is answered with code 400 in the review', async () => {
-    const r = await request(srv.server.port!, '/mutate', admissionReview('CREATE', {}));
+    const r = await request(must(srv.server.port, 'srv.server.port'), '/mutate', admissionReview('CREATE', {}));
     assert.equal(r.status, 200);
     assert.deepEqual(r.json.response.status, { code: 400, message: 'the CREATE request has no object' });
   });
@@ -400,7 +422,11 @@ describe('validating webhook', () => {
     seen.length = 0;
     validatorImpl = { validateCreate: () => ['spec.legacy is deprecated'] };
     const obj = { metadata: { name: 'w1' }, spec: { size: 2 } };
-    const r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: obj }));
+    const r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: obj }),
+    );
     assert.deepEqual(r.json.response, {
       uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01',
       allowed: true,
@@ -421,7 +447,7 @@ describe('validating webhook', () => {
       },
     };
     const r = await request(
-      srv.server.port!,
+      must(srv.server.port, 'srv.server.port'),
       '/validate',
       admissionReview('CREATE', { object: { metadata: { name: 'w1' }, spec: { size: 3 } } }),
     );
@@ -455,7 +481,11 @@ describe('validating webhook', () => {
         throw new Error('widgets are closed today');
       },
     };
-    let r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
+    let r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: { spec: {} } }),
+    );
     assert.deepEqual(r.json.response.status, { code: 403, reason: 'Forbidden', message: 'widgets are closed today' });
     validatorImpl = {
       validateCreate: async () => {
@@ -468,7 +498,11 @@ describe('validating webhook', () => {
         });
       },
     };
-    r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
+    r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: { spec: {} } }),
+    );
     assert.deepEqual(r.json.response.status, {
       kind: 'Status',
       status: 'Failure',
@@ -484,7 +518,7 @@ describe('validating webhook', () => {
     const oldObj = { metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' }, spec: { size: 1 } };
     const newObj = { metadata: { name: 'w1', creationTimestamp: '2024-03-04T05:06:07Z' }, spec: { size: 2 } };
     const r = await request(
-      srv.server.port!,
+      must(srv.server.port, 'srv.server.port'),
       '/validate',
       admissionReview('UPDATE', { object: newObj, oldObject: oldObj }),
     );
@@ -500,12 +534,16 @@ describe('validating webhook', () => {
     const oldObj = { metadata: { name: 'w1' }, spec: { size: 1 } };
     const newObj = { metadata: { name: 'w1' }, spec: { size: 2 } };
     let r = await request(
-      srv.server.port!,
+      must(srv.server.port, 'srv.server.port'),
       '/validate',
       admissionReview('UPDATE', { object: newObj, oldObject: oldObj }),
     );
     assert.equal(r.json.response.allowed, true);
-    r = await request(srv.server.port!, '/validate', admissionReview('DELETE', { oldObject: oldObj }));
+    r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('DELETE', { oldObject: oldObj }),
+    );
     assert.equal(r.json.response.allowed, true);
     assert.deepEqual(
       seen.map((s) => [s.op, s.args]),
@@ -514,33 +552,49 @@ describe('validating webhook', () => {
         ['delete', [oldObj]],
       ],
     );
-    r = await request(srv.server.port!, '/validate', admissionReview('DELETE', {}));
+    r = await request(must(srv.server.port, 'srv.server.port'), '/validate', admissionReview('DELETE', {}));
     assert.deepEqual(r.json.response.status, { code: 400, message: 'the DELETE request has no oldObject' });
   });
 
   it('passes dryRun and the whole request to the context; CONNECT is allowed without a call', async () => {
     seen.length = 0;
     validatorImpl = {};
-    await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }, { dryRun: true }));
-    await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
+    await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: { spec: {} } }, { dryRun: true }),
+    );
+    await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: { spec: {} } }),
+    );
     assert.deepEqual(
       seen.map((s) => s.dryRun),
       [true, false],
     );
-    const ctx = seen[0].ctx!;
+    const ctx = must(seen[0].ctx, 'seen[0].ctx');
     assert.equal(ctx.request.dryRun, true);
     assert.equal(ctx.request.userInfo.username, 'alice');
     assert.equal(ctx.request.namespace, 'default');
     assert.equal(ctx.signal.aborted, false);
     assert.equal(typeof ctx.logger.info, 'function');
     seen.length = 0;
-    const r = await request(srv.server.port!, '/validate', admissionReview('CONNECT', { object: {} }));
+    const r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CONNECT', { object: {} }),
+    );
     assert.equal(r.json.response.allowed, true);
     assert.deepEqual(seen, []);
   });
 
   it('an unknown operation is answered with code 400 in the review', async () => {
-    const r = await request(srv.server.port!, '/validate', admissionReview('PATCH' as 'CREATE', { object: {} }));
+    const r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('PATCH' as 'CREATE', { object: {} }),
+    );
     assert.deepEqual(r.json.response, {
       uid: 'b6a3a7a0-7d4c-4a53-9d1f-0e3b9f0d1e01',
       allowed: false,
@@ -556,12 +610,16 @@ describe('validating webhook', () => {
       },
       validateUpdate: (o: Obj) => o.spec.missing.deeper,
     };
-    let r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
+    let r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: { spec: {} } }),
+    );
     assert.equal(r.status, 200);
     assert.deepEqual(r.json.response.status, { code: 500, message: 'panic: not an error [recovered]' });
     assert.equal(r.json.response.allowed, false);
     r = await request(
-      srv.server.port!,
+      must(srv.server.port, 'srv.server.port'),
       '/validate',
       admissionReview('UPDATE', { object: { spec: {} }, oldObject: { spec: {} } }),
     );
@@ -570,7 +628,11 @@ describe('validating webhook', () => {
     assert.equal(await metricValue(srv.registry, 'controller_runtime_webhook_panics_total'), before + 2);
     // The server goes on serving.
     validatorImpl = {};
-    r = await request(srv.server.port!, '/validate', admissionReview('CREATE', { object: { spec: {} } }));
+    r = await request(
+      must(srv.server.port, 'srv.server.port'),
+      '/validate',
+      admissionReview('CREATE', { object: { spec: {} } }),
+    );
     assert.equal(r.json.response.allowed, true);
   });
 });

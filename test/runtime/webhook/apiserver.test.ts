@@ -23,6 +23,7 @@ import {
 } from '../../../src/runtime/webhook/index.js';
 import { eventually, TestEnvironment } from '../../../src/testing/index.js';
 import { quiet } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 const GROUP = 'e2e.kubeforge.io';
 
@@ -32,11 +33,13 @@ interface WidgetV1 extends KubernetesObject {
 interface WidgetV2 extends KubernetesObject {
   spec?: { dimensions?: { size?: number; depth?: number }; color?: string; tags?: string[] };
 }
+// biome-ignore lint/complexity/noStaticOnlyClass: a kind reference is a class whose statics name the kind, as the API takes it
 class Widget {
   static readonly gvk = { group: GROUP, version: 'v1', kind: 'Widget' };
   static readonly plural = 'widgets';
   static readonly namespaced = true;
 }
+// biome-ignore lint/complexity/noStaticOnlyClass: a kind reference is a class whose statics name the kind, as the API takes it
 class WidgetV2Kind {
   static readonly gvk = { group: GROUP, version: 'v2', kind: 'Widget' };
   static readonly plural = 'widgets';
@@ -159,12 +162,13 @@ const widgetV2Conversion: Conversion<WidgetV2, WidgetV1> = {
 interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  // biome-ignore lint/suspicious/noExplicitAny: the API server's JSON, read by the tests without a schema
   body: any;
 }
 
 /** A request with the test admin's credentials, keeping the response headers (warnings) and the whole Status. */
 async function raw(kc: KubeConfig, method: string, path: string, body?: unknown): Promise<RawResponse> {
-  const url = new URL(path, kc.getCurrentCluster()!.server);
+  const url = new URL(path, must(kc.getCurrentCluster(), 'kc.getCurrentCluster()').server);
   const opts: https.RequestOptions = {
     method,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -402,7 +406,9 @@ describe('webhook server through a real API server', () => {
     for (const version of ['v1', 'v2'] as const) {
       const list = await raw(kc, 'GET', widgets(version));
       assert.equal(list.status, 200, JSON.stringify(list.body));
-      const byName = Object.fromEntries(list.body.items.map((i: WidgetV1 & WidgetV2) => [i.metadata!.name, i]));
+      const byName = Object.fromEntries(
+        list.body.items.map((i: WidgetV1 & WidgetV2) => [must(i.metadata, 'i.metadata').name, i]),
+      );
       assert.ok(list.body.items.every((i: KubernetesObject) => i.apiVersion === `${GROUP}/${version}`));
       const size = (name: string) => (version === 'v1' ? byName[name].spec.size : byName[name].spec.dimensions.size);
       assert.deepEqual([size('from-v2'), size('roundtrip'), size('plain')], [4, 3, 2]);

@@ -7,6 +7,7 @@ import { BuilderError } from '../../../src/runtime/controller/builder.js';
 import { newManager } from '../../../src/runtime/manager/index.js';
 import { webhookManagedBy, type Conversion, type CustomValidator } from '../../../src/runtime/webhook/index.js';
 import { admissionReview, offlineConfig, patchOf, quiet, request, startServer } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 class CronJob implements KubernetesObject {
   static readonly gvk = { group: 'batch.tutorial.kubebuilder.io', version: 'v1', kind: 'CronJob' };
@@ -232,7 +233,7 @@ describe('webhookManagedBy', () => {
     });
     try {
       const r = await request(
-        srv.server.port!,
+        must(srv.server.port, 'srv.server.port'),
         '/mutate-batch-tutorial-kubebuilder-io-v1-cronjob',
         admissionReview('CREATE', { object: { spec: { schedule: '*/1 * * * *' } } }),
       );

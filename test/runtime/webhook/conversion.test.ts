@@ -8,6 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Conversion } from '../../../src/runtime/webhook/index.js';
 import { ConversionRegistry } from '../../../src/runtime/webhook/conversion.js';
 import { metricValue, request, startServer, type Running } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 interface WidgetV1 extends KubernetesObject {
   spec: { size: number; color: string; tags?: string[]; priority?: number };
@@ -115,7 +116,7 @@ async function convert(
   uid = '0f6c1c2e-1111-4c3b-9d2a-5b8f3c4d2e10',
   reviewVersion = 'apiextensions.k8s.io/v1',
 ) {
-  const r = await request(srv.server.port!, '/convert', {
+  const r = await request(must(srv.server.port, 'srv.server.port'), '/convert', {
     apiVersion: reviewVersion,
     kind: 'ConversionReview',
     request: { uid, desiredAPIVersion, objects },
@@ -220,7 +221,7 @@ describe('conversion webhook', () => {
       try {
         const res = await convert('example.com/v2', [widgetV1('m')]);
         assert.deepEqual([res.result.status, res.convertedObjects], ['Failure', []]);
-        assert.match(res.result.message!, message);
+        assert.match(must(res.result.message, 'res.result.message'), message);
       } finally {
         failOn = undefined;
       }
@@ -262,7 +263,7 @@ describe('conversion webhook', () => {
     for (const [desired, obj, message] of cases) {
       const res = await convert(desired, [obj]);
       assert.equal(res.result.status, 'Failure');
-      assert.match(res.result.message!, message);
+      assert.match(must(res.result.message, 'res.result.message'), message);
     }
   });
 
@@ -284,7 +285,7 @@ describe('conversion webhook', () => {
   });
 
   it('answers 400 to a body that is not an apiextensions.k8s.io/v1 or v1beta1 ConversionReview with a request', async () => {
-    const port = srv.server.port!;
+    const port = must(srv.server.port, 'srv.server.port');
     const bad: [unknown, RegExp][] = [
       [
         { apiVersion: 'apiextensions.k8s.io/v2', kind: 'ConversionReview', request: {} },
@@ -323,9 +324,12 @@ describe('conversion webhook', () => {
 describe('ConversionRegistry', () => {
   it('names the mistakes: the hub version as a spoke, a second hub, a duplicate spoke, a missing function', () => {
     const r = new ConversionRegistry();
-    assert.match(r.problem(hub, 'v2')!, /v2 is the hub version of Widget\.example\.com/);
+    assert.match(must(r.problem(hub, 'v2'), "r.problem(hub, 'v2')"), /v2 is the hub version of Widget\.example\.com/);
     r.add(hub, 'v1', v1);
-    assert.match(r.problem({ ...hub, version: 'v3' }, 'v1')!, /already has hub version v2; it cannot also have hub v3/);
+    assert.match(
+      must(r.problem({ ...hub, version: 'v3' }, 'v1'), "r.problem({ ...hub, version: 'v3' }, 'v1')"),
+      /already has hub version v2; it cannot also have hub v3/,
+    );
     assert.throws(() => r.add(hub, 'v1', v1), /already registered/);
     assert.throws(
       () => r.add(hub, 'v4', { convertTo: () => ({}) } as never),

@@ -32,6 +32,7 @@ import {
   request,
   startServer,
 } from './helpers.js';
+import { must } from '../../helpers/must.js';
 
 const echo: WebhookHandler = { handle: async (body) => ({ echoed: body }) };
 
@@ -40,7 +41,7 @@ describe('WebhookServer requests', () => {
     const srv = await startServer((s) => s.register('/echo', echo));
     try {
       const r = await request(
-        srv.server.port!,
+        must(srv.server.port, 'srv.server.port'),
         '/echo',
         { a: [1, 'x'] },
         { headers: { 'Content-Type': 'application/json; charset=utf-8' } },
@@ -48,7 +49,7 @@ describe('WebhookServer requests', () => {
       assert.equal(r.status, 200);
       assert.equal(r.headers['content-type'], 'application/json');
       assert.deepEqual(r.json, { echoed: { a: [1, 'x'] } });
-      const q = await request(srv.server.port!, '/echo?timeout=10s', { b: 1 });
+      const q = await request(must(srv.server.port, 'srv.server.port'), '/echo?timeout=10s', { b: 1 });
       assert.deepEqual(q.json, { echoed: { b: 1 } }, 'the query string is not part of the path');
     } finally {
       await srv.stop();
@@ -61,7 +62,7 @@ describe('WebhookServer requests', () => {
       s.register('/echo', echo);
     });
     try {
-      const port = srv.server.port!;
+      const port = must(srv.server.port, 'srv.server.port');
       const cases: [string, Parameters<typeof request>[3] & { body?: unknown }, RegExp][] = [
         ['bad JSON', { raw: '{"apiVersion": ' }, /^malformed request body: /],
         ['empty body', { raw: '' }, /^malformed request body: request body is empty/],
@@ -112,11 +113,11 @@ describe('WebhookServer requests', () => {
   it('answers 404 on unknown paths and 405 (Allow: POST) on other methods', async () => {
     const srv = await startServer((s) => s.register('/echo', echo));
     try {
-      const nf = await request(srv.server.port!, '/nothing', {});
+      const nf = await request(must(srv.server.port, 'srv.server.port'), '/nothing', {});
       assert.equal(nf.status, 404);
       assert.match(nf.text, /no webhook is registered for \/nothing/);
       for (const method of ['GET', 'PUT', 'DELETE']) {
-        const r = await request(srv.server.port!, '/echo', undefined, { method });
+        const r = await request(must(srv.server.port, 'srv.server.port'), '/echo', undefined, { method });
         assert.equal(r.status, 405, method);
         assert.equal(r.headers.allow, 'POST');
       }
@@ -131,11 +132,20 @@ describe('WebhookServer requests', () => {
 
   it('answers 413 when the body is over the limit, declared or streamed', async () => {
     let calls = 0;
-    const srv = await startServer((s) => s.register('/echo', { handle: async (b) => (calls++, b) }), {
-      maxRequestBodyBytes: 1024,
-    });
+    const srv = await startServer(
+      (s) =>
+        s.register('/echo', {
+          handle: async (b) => {
+            calls++;
+            return b;
+          },
+        }),
+      {
+        maxRequestBodyBytes: 1024,
+      },
+    );
     try {
-      const port = srv.server.port!;
+      const port = must(srv.server.port, 'srv.server.port');
       const big = JSON.stringify({ data: 'x'.repeat(2048) });
       const declared = await request(port, '/echo', undefined, { raw: big });
       assert.equal(declared.status, 413);
@@ -154,7 +164,7 @@ describe('WebhookServer requests', () => {
           },
           (res) => {
             res.resume();
-            resolve(res.statusCode!);
+            resolve(must(res.statusCode, 'res.statusCode'));
           },
         );
         req.on('error', reject);
@@ -186,7 +196,7 @@ describe('WebhookServer requests', () => {
       { requestTimeoutMs: 200 },
     );
     try {
-      const r = await request(srv.server.port!, '/slow', {});
+      const r = await request(must(srv.server.port, 'srv.server.port'), '/slow', {});
       assert.equal(r.status, 503);
       assert.equal(r.text, 'request timed out after 200ms\n');
       assert.match(String((reason as Error)?.message), /timed out after 200ms/);
@@ -216,7 +226,7 @@ describe('WebhookServer requests', () => {
     try {
       const req = https.request({
         host: '127.0.0.1',
-        port: srv.server.port!,
+        port: must(srv.server.port, 'srv.server.port'),
         path: '/hang',
         method: 'POST',
         agent: false,
@@ -262,7 +272,7 @@ describe('WebhookServer requests', () => {
       });
     });
     try {
-      const port = srv.server.port!;
+      const port = must(srv.server.port, 'srv.server.port');
       assert.deepEqual(
         [(await request(port, '/bad', {})).status, (await request(port, '/bad', {})).text],
         [400, 'no good\n'],
@@ -293,7 +303,7 @@ describe('WebhookServer requests', () => {
       { logger },
     );
     try {
-      const port = srv.server.port!;
+      const port = must(srv.server.port, 'srv.server.port');
       const wrongVersion = await request(port, '/validate', {
         apiVersion: 'admission.k8s.io/v2',
         kind: 'AdmissionReview',
@@ -334,9 +344,16 @@ describe('WebhookServer requests', () => {
   it('records requests_total by code, the latency histogram and in-flight back to 0', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const srv = await startServer((s) => s.register('/wait', { handle: async () => (await gate, { ok: true }) }));
+    const srv = await startServer((s) =>
+      s.register('/wait', {
+        handle: async () => {
+          await gate;
+          return { ok: true };
+        },
+      }),
+    );
     try {
-      const pending = request(srv.server.port!, '/wait', {});
+      const pending = request(must(srv.server.port, 'srv.server.port'), '/wait', {});
       await eventually(
         async () =>
           (await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/wait' })) ===
@@ -345,7 +362,7 @@ describe('WebhookServer requests', () => {
       );
       release();
       assert.equal((await pending).status, 200);
-      await request(srv.server.port!, '/wait', {});
+      await request(must(srv.server.port, 'srv.server.port'), '/wait', {});
       assert.equal(
         await metricValue(srv.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: '/wait' }),
         0,
@@ -412,7 +429,7 @@ describe('WebhookServer certificates', () => {
   it('serves a certificate rotated on disk to new connections without a restart (atomic swap, as a Secret volume)', async () => {
     const srv = await startServer((s) => s.register('/echo', echo));
     try {
-      const port = srv.server.port!;
+      const port = must(srv.server.port, 'srv.server.port');
       assert.equal((await request(port, '/echo', {})).fingerprint, fingerprintOf(srv.ca));
       const want = rotate(srv.certDir);
       await eventually(
@@ -450,7 +467,7 @@ describe('WebhookServer certificates', () => {
       s.register('/echo', echo);
     });
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
-    const call = (path: string) => keepAliveCall(agent, srv.server.port!, path);
+    const call = (path: string) => keepAliveCall(agent, must(srv.server.port, 'srv.server.port'), path);
     try {
       assert.equal((await call('/echo')).connection, 'keep-alive');
       const busy = call('/slow');
@@ -458,7 +475,7 @@ describe('WebhookServer certificates', () => {
       const want = rotate(srv.certDir);
       // The reload is seen while the request is still in its handler.
       await eventually(
-        async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want,
+        async () => (await request(must(srv.server.port, 'srv.server.port'), '/echo', {})).fingerprint === want,
         'the new certificate on a new connection',
         15_000,
       );
@@ -485,13 +502,13 @@ describe('WebhookServer certificates', () => {
   it('does not reset an idle keep-alive connection on rotation: its next request is answered, then it closes', async () => {
     const srv = await startServer((s) => s.register('/echo', echo));
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
-    const call = () => keepAliveCall(agent, srv.server.port!, '/echo');
+    const call = () => keepAliveCall(agent, must(srv.server.port, 'srv.server.port'), '/echo');
     try {
       const first = await call();
       assert.equal(first.connection, 'keep-alive');
       const want = rotate(srv.certDir);
       await eventually(
-        async () => (await request(srv.server.port!, '/echo', {})).fingerprint === want,
+        async () => (await request(must(srv.server.port, 'srv.server.port'), '/echo', {})).fingerprint === want,
         'the new certificate on a new connection',
         15_000,
       );
@@ -533,7 +550,10 @@ describe('WebhookServer certificates', () => {
     const done = server.start(ac.signal);
     try {
       await server.whenStarted();
-      assert.equal((await request(server.port!, '/echo', {})).fingerprint, fingerprintOf(certs.cert));
+      assert.equal(
+        (await request(must(server.port, 'server.port'), '/echo', {})).fingerprint,
+        fingerprintOf(certs.cert),
+      );
       const next = generateSelfSignedCert({ hosts: ['127.0.0.1'] });
       const second = join(certs.dir, '..2024_02_01_00_00_00.000000002');
       mkdirSync(second);
@@ -544,7 +564,7 @@ describe('WebhookServer certificates', () => {
       rmSync(first, { recursive: true });
       const want = fingerprintOf(next.cert);
       await eventually(
-        async () => (await request(server.port!, '/echo', {})).fingerprint === want,
+        async () => (await request(must(server.port, 'server.port'), '/echo', {})).fingerprint === want,
         'the swapped certificate',
         15_000,
       );
@@ -574,7 +594,7 @@ describe('WebhookServer certificates', () => {
     try {
       const clash = newWebhookServer({
         host: '127.0.0.1',
-        port: srv.server.port!,
+        port: must(srv.server.port, 'srv.server.port'),
         certDir: empty.dir,
         logger: quiet(),
         registry: new Registry(),
@@ -600,13 +620,13 @@ describe('WebhookServer certificates', () => {
       });
     const h1 = await startServer((s) => s.register('/echo', echo));
     try {
-      assert.equal(await alpn(h1.server.port!), 'http/1.1');
+      assert.equal(await alpn(must(h1.server.port, 'h1.server.port')), 'http/1.1');
     } finally {
       await h1.stop();
     }
     const h2 = await startServer((s) => s.register('/echo', echo), { enableHttp2: true });
     try {
-      const port = h2.server.port!;
+      const port = must(h2.server.port, 'h2.server.port');
       assert.equal(await alpn(port), 'h2');
       const session = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
       const body = await new Promise<string>((resolve, reject) => {
@@ -632,7 +652,7 @@ describe('WebhookServer certificates', () => {
 describe('WebhookServer lifecycle', () => {
   it('stops although a connection accepted before the stop finishes its TLS handshake after it (as a keep-alive client would hold it)', async () => {
     const srv = await startServer((s) => s.register('/echo', echo));
-    const raw = net.connect(srv.server.port!, '127.0.0.1');
+    const raw = net.connect(must(srv.server.port, 'srv.server.port'), '127.0.0.1');
     await new Promise<void>((r, j) => raw.once('connect', () => r()).once('error', j));
     // Accepted, not yet TLS: the stop's sweep of open connections cannot see it.
     const stopped = srv.stop();
@@ -697,9 +717,15 @@ describe('WebhookServer lifecycle', () => {
     let entered!: () => void;
     const inside = new Promise<void>((r) => (entered = r));
     const srv = await startServer((s) =>
-      s.register('/wait', { handle: async () => (entered(), await gate, { finished: true }) }),
+      s.register('/wait', {
+        handle: async () => {
+          entered();
+          await gate;
+          return { finished: true };
+        },
+      }),
     );
-    const port = srv.server.port!;
+    const port = must(srv.server.port, 'srv.server.port');
     const pending = request(port, '/wait', {});
     await inside;
     const stopping = srv.stop();
@@ -765,9 +791,9 @@ describe('Manager and webhook server', () => {
     const done = mgr.start(ac.signal);
     try {
       await mgr.started();
-      const port = server.port!;
+      const port = must(server.port, 'server.port');
       assert.ok(port > 0);
-      const probe = mgr.getHealthProbeAddress()!;
+      const probe = must(mgr.getHealthProbeAddress(), 'mgr.getHealthProbeAddress()');
       const ready = await fetch(`http://127.0.0.1:${probe.port}/readyz/webhook`);
       assert.deepEqual([ready.status, await ready.text()], [200, 'ok']);
       assert.equal((await request(port, '/echo', { hi: 1 })).status, 200);

@@ -9,6 +9,7 @@ import { K8S_NEWEST_VERSION, K8S_VERSIONS, type K8sVersion, k8sModelSchema } fro
 import { RestClient } from '../../../src/runtime/client/rest.js';
 import { StatusError } from '../../../src/runtime/client/errors.js';
 import { TestEnvironment, type CRDObject } from '../../../src/testing/index.js';
+import { must } from '../../helpers/must.js';
 
 const GROUP = 'k8s.schema.kubeforge.io';
 
@@ -122,12 +123,25 @@ const perMinor = olderMinors.map((v) =>
     `PodTemplate${v.replace('.', '')}`,
     {
       type: 'object',
-      properties: { template: k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v })! },
+      properties: {
+        template: must(
+          k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v }),
+          "k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: v })",
+        ),
+      },
       required: ['template'],
     },
     {
       type: 'object',
-      properties: { conditions: { type: 'array', items: k8sModelSchema('V1Condition', { kubernetesVersion: v })! } },
+      properties: {
+        conditions: {
+          type: 'array',
+          items: must(
+            k8sModelSchema('V1Condition', { kubernetesVersion: v }),
+            "k8sModelSchema('V1Condition', { kubernetesVersion: v })",
+          ),
+        },
+      },
     },
   ),
 );

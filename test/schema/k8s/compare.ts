@@ -41,9 +41,8 @@ export function diffSchemas(ours: JSONSchemaProps, theirs: JSONSchemaProps, path
     } else if (SUBSCHEMAS.has(key) && typeof a === 'object' && typeof b === 'object') {
       out.push(...diffSchemas(a as JSONSchemaProps, b as JSONSchemaProps, `${path}/${key}`));
     } else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
-      a.forEach((s, i) =>
-        out.push(...diffSchemas(s as JSONSchemaProps, b[i] as JSONSchemaProps, `${path}/${key}/${i}`)),
-      );
+      for (const [i, s] of a.entries())
+        out.push(...diffSchemas(s as JSONSchemaProps, b[i] as JSONSchemaProps, `${path}/${key}/${i}`));
     } else if (JSON.stringify(a) !== JSON.stringify(b)) {
       out.push({ path, key, kind: 'different', ours: a, theirs: b });
     }
@@ -64,7 +63,7 @@ export function walkSchema(
   if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
     walkSchema(schema.additionalProperties, visit, `${path}/additionalProperties`);
   for (const key of ['anyOf', 'allOf', 'oneOf'] as const)
-    schema[key]?.forEach((s, i) => walkSchema(s, visit, `${path}/${key}/${i}`));
+    for (const [i, s] of (schema[key] ?? []).entries()) walkSchema(s, visit, `${path}/${key}/${i}`);
   if (schema.not) walkSchema(schema.not, visit, `${path}/not`);
 }
 
@@ -162,7 +161,7 @@ export function structuralProblems(schema: JSONSchemaProps): string[] {
         if (!prop) problems.push(`${path}: list-map key ${key} is not an item property`);
         else if (prop.type === 'object' || prop.type === 'array' || !prop.type)
           problems.push(`${path}: list-map key ${key} is not a scalar`);
-        else if (!item!.required?.includes(key) && prop.default === undefined)
+        else if (!item.required?.includes(key) && prop.default === undefined)
           problems.push(`${path}: list-map key ${key} is neither required nor defaulted`);
       }
     }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { must } from '../../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 
@@ -170,7 +171,10 @@ describe('k8s go source: the Go modules of each supported minor, from the module
       },
     });
     assert.equal(goModuleDir(pin, { go }), dir);
-    const download = calls().find((c) => c.args[0] === 'mod')!;
+    const download = must(
+      calls().find((c) => c.args[0] === 'mod'),
+      "calls().find((c) => c.args[0] === 'mod')",
+    );
     assert.deepEqual(download.args, ['mod', 'download', '-json', 'k8s.io/api@v0.99.1']);
     assert.equal(download.goMod, false, 'run in a folder with a go.mod');
     assert.equal(download.goflags, '-mod=mod');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { must } from '../../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 
@@ -246,35 +247,42 @@ describe('k8s go types: readGoFile', () => {
       ],
     );
     assert.deepEqual(
-      [...byName.get('Foo')!.imports],
+      [...must(byName.get('Foo'), "byName.get('Foo')").imports],
       [
         ['resource', 'k8s.io/apimachinery/pkg/api/resource'],
         ['metav1', 'k8s.io/apimachinery/pkg/apis/meta/v1'],
       ],
     );
-    assert.equal(byName.get('Foo')!.file, 'k8s.io/api/core/v1/types.go');
+    assert.equal(must(byName.get('Foo'), "byName.get('Foo')").file, 'k8s.io/api/core/v1/types.go');
   });
 
   it('attaches a doc comment only when no blank line separates it from the declaration', () => {
-    assert.deepEqual(byName.get('Foo')!.doc, ['// Foo is a thing.', '// +structType=atomic']);
-    assert.deepEqual(byName.get('Mode')!.doc, ['// Mode is a mode.', '// +enum']);
-    assert.deepEqual(byName.get('Empty')!.doc, []);
-    const fields = byName.get('Foo')!.fields!;
-    assert.deepEqual(fields.find((f) => f.name === 'Plain')!.doc, [], 'the blank line above Plain did not cut the doc');
+    assert.deepEqual(must(byName.get('Foo'), "byName.get('Foo')").doc, ['// Foo is a thing.', '// +structType=atomic']);
+    assert.deepEqual(must(byName.get('Mode'), "byName.get('Mode')").doc, ['// Mode is a mode.', '// +enum']);
+    assert.deepEqual(must(byName.get('Empty'), "byName.get('Empty')").doc, []);
+    const fields = must(must(byName.get('Foo'), "byName.get('Foo')").fields, "byName.get('Foo')!.fields");
+    assert.deepEqual(
+      must(
+        fields.find((f) => f.name === 'Plain'),
+        "fields.find((f) => f.name === 'Plain')",
+      ).doc,
+      [],
+      'the blank line above Plain did not cut the doc',
+    );
   });
 
   it('reads named and alias types', () => {
-    const mode = byName.get('Mode')!;
+    const mode = must(byName.get('Mode'), "byName.get('Mode')");
     assert.equal(mode.alias, false);
     assert.equal(mode.underlying, 'string');
-    const other = byName.get('Other')!;
+    const other = must(byName.get('Other'), "byName.get('Other')");
     assert.equal(other.alias, true);
     assert.equal(other.underlying, 'Foo');
-    assert.deepEqual(byName.get('Empty')!.fields, []);
+    assert.deepEqual(must(byName.get('Empty'), "byName.get('Empty')").fields, []);
   });
 
   it('reads embedded inline fields, tagged and untagged fields, and records unreadable lines', () => {
-    assert.deepEqual(byName.get('Foo')!.fields, [
+    assert.deepEqual(must(byName.get('Foo'), "byName.get('Foo')").fields, [
       { name: undefined, type: 'metav1.TypeMeta', tags: { json: ',inline' }, doc: [], line: 14 },
       {
         name: 'Size',
@@ -436,12 +444,15 @@ describe('k8s go types and overlay on a GOPATH-style tree', () => {
     const pkgs = types.readGoPackages(work, [CORE, META]);
     assert.deepEqual([...pkgs.keys()], [CORE, META]);
     assert.deepEqual(
-      [...pkgs.get(CORE)!.keys()],
+      [...must(pkgs.get(CORE), 'pkgs.get(CORE)').keys()],
       ['Foo', 'Extra', 'Capability', 'Policy', 'Bar', 'Port', 'Wrapper', 'Inner'],
     );
-    assert.equal(pkgs.get(CORE)!.get('Bar')!.pkg, CORE);
-    assert.equal(pkgs.get(CORE)!.get('Bar')!.file, `${CORE}/types.go`);
-    assert.deepEqual([...pkgs.get(META)!.keys()], ['TypeMeta']);
+    assert.equal(must(must(pkgs.get(CORE), 'pkgs.get(CORE)').get('Bar'), "pkgs.get(CORE)!.get('Bar')").pkg, CORE);
+    assert.equal(
+      must(must(pkgs.get(CORE), 'pkgs.get(CORE)').get('Bar'), "pkgs.get(CORE)!.get('Bar')").file,
+      `${CORE}/types.go`,
+    );
+    assert.deepEqual([...must(pkgs.get(META), 'pkgs.get(META)').keys()], ['TypeMeta']);
   });
 
   it('readGoPackages and apiPackages also read module folders (module path -> folder, as the module cache has them)', () => {

@@ -29,6 +29,7 @@ import {
 } from '../../../src/schema/k8s/index.js';
 import { MODEL_NAMES } from '../../../src/schema/k8s/data/source.js';
 import { diffSchemas, sharedObjects, structuralProblems, walkSchema } from './compare.js';
+import { must } from '../../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? resolve(fileURLToPath(import.meta.url), '../../../../..');
 const fixtures = join(root, 'test/fixtures/k8s');
@@ -112,8 +113,14 @@ describe('k8s model schemas: source', () => {
         types.indexOf('\ntype PodSpec struct {'),
         types.indexOf('\n}\n', types.indexOf('\ntype PodSpec struct {')),
       );
-      const props = k8sModelSchema('V1PodSpec', { descriptions: false, kubernetesVersion: minor })!.properties!;
-      const model = k8sModelSource('V1PodSpec', minor)!;
+      const props = must(
+        must(
+          k8sModelSchema('V1PodSpec', { descriptions: false, kubernetesVersion: minor }),
+          "k8sModelSchema('V1PodSpec', { descriptions: false, kubernetesVersio...",
+        ).properties,
+        "k8sModelSchema('V1PodSpec', { descriptions: false, kubernetesVersio...",
+      );
+      const model = must(k8sModelSource('V1PodSpec', minor), "k8sModelSource('V1PodSpec', minor)");
       for (const f of fields) {
         // A field line (a commented-out field, as 1.36 has for workloadRef, does not count).
         const inGo = new RegExp(`^\\t\\w+ \\S+ \`json:"${f}[,"]`, 'm').test(podSpec);
@@ -286,7 +293,7 @@ describe('k8s model schemas: cost', () => {
       const patches = Object.fromEntries(
         K8S_VERSIONS.filter((v) => v !== K8S_NEWEST_VERSION).map((v) => [`models.${v}.patch.json`, 1]),
       );
-      assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), {
+      assert.deepEqual(JSON.parse(must(r.stdout.trim().split('\n').pop(), "r.stdout.trim().split('\\n').pop()")), {
         afterImport: 0,
         afterName: 0,
         afterShapes: { 'models.shape.json': 1 },
@@ -373,14 +380,15 @@ describe('k8s model schemas: shape', () => {
   });
 
   it('is deterministic, and every call returns a new tree the caller owns (no shared objects)', () => {
-    const a = k8sModelSchema('V1PodTemplateSpec')!;
-    const b = k8sModelSchema('V1PodTemplateSpec')!;
+    const a = must(k8sModelSchema('V1PodTemplateSpec'), "k8sModelSchema('V1PodTemplateSpec')");
+    const b = must(k8sModelSchema('V1PodTemplateSpec'), "k8sModelSchema('V1PodTemplateSpec')");
     assert.notEqual(a, b);
     assert.deepEqual(a, b);
     assert.equal(JSON.stringify(a), JSON.stringify(b));
     assert.equal(sharedObjects(a), 0, 'a subtree appears twice by identity; a YAML writer would emit aliases');
-    a.properties!.spec.properties!.containers.description = 'changed';
-    delete a.properties!.metadata;
+    must(must(a.properties, 'a.properties').spec.properties, 'a.properties.spec.properties').containers.description =
+      'changed';
+    delete must(a.properties, 'a.properties').metadata;
     assert.deepEqual(k8sModelSchema('V1PodTemplateSpec'), b);
   });
 
@@ -409,7 +417,7 @@ describe('k8s model schemas: shape', () => {
   });
 
   it('writes object keys and required lists sorted', () => {
-    walkSchema(k8sModelSchema('V1PodSpec')!, (node, path) => {
+    walkSchema(must(k8sModelSchema('V1PodSpec'), "k8sModelSchema('V1PodSpec')"), (node, path) => {
       const keys = Object.keys(node);
       assert.deepEqual(keys, [...keys].sort(), path);
       if (node.properties) assert.deepEqual(Object.keys(node.properties), Object.keys(node.properties).sort(), path);
@@ -422,11 +430,17 @@ describe('k8s model schemas: shape', () => {
     assert.equal(isK8sModelName('V1MicroTime'), true);
     assert.deepEqual(k8sModelSchema('IntOrString'), intOrStringSchema());
     assert.deepEqual(k8sModelSchema('V1MicroTime'), { format: 'date-time', type: 'string' });
-    assert.deepEqual(k8sModelSchema('CoreV1EventSeries')!.properties!.lastObservedTime, {
-      description: 'Time of the last occurrence observed',
-      format: 'date-time',
-      type: 'string',
-    });
+    assert.deepEqual(
+      must(
+        must(k8sModelSchema('CoreV1EventSeries'), "k8sModelSchema('CoreV1EventSeries')").properties,
+        "k8sModelSchema('CoreV1EventSeries')!.properties",
+      ).lastObservedTime,
+      {
+        description: 'Time of the last occurrence observed',
+        format: 'date-time',
+        type: 'string',
+      },
+    );
   });
 
   it('uses controller-gen forms for Quantity, IntOrString, Time, []byte, RawExtension and nested ObjectMeta', () => {
@@ -436,30 +450,73 @@ describe('k8s model schemas: shape', () => {
       'x-kubernetes-int-or-string': true,
     };
     assert.deepEqual(quantitySchema(), quantity);
-    const rr = k8sModelSchema('V1ResourceRequirements', { descriptions: false })!;
-    assert.deepEqual(rr.properties!.limits, { additionalProperties: quantity, type: 'object' });
+    const rr = must(
+      k8sModelSchema('V1ResourceRequirements', { descriptions: false }),
+      "k8sModelSchema('V1ResourceRequirements', { descriptions: false })",
+    );
+    assert.deepEqual(must(rr.properties, 'rr.properties').limits, { additionalProperties: quantity, type: 'object' });
     assert.deepEqual(
-      k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false })!.properties!.sizeLimit,
+      must(
+        must(
+          k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false }),
+          "k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false })",
+        ).properties,
+        "k8sModelSchema('V1EmptyDirVolumeSource', { descriptions: false })!....",
+      ).sizeLimit,
       quantity,
     );
-    assert.deepEqual(k8sModelSchema('V1HTTPGetAction', { descriptions: false })!.properties!.port, {
-      anyOf: [{ type: 'integer' }, { type: 'string' }],
-      'x-kubernetes-int-or-string': true,
-    });
-    assert.deepEqual(k8sModelSchema('V1Condition', { descriptions: false })!.properties!.lastTransitionTime, {
-      format: 'date-time',
-      type: 'string',
-    });
-    assert.deepEqual(k8sModelSchema('V1Secret', { descriptions: false })!.properties!.data, {
-      additionalProperties: { format: 'byte', type: 'string' },
-      type: 'object',
-    });
-    assert.deepEqual(k8sModelSchema('V1ControllerRevision', { descriptions: false })!.properties!.data, {
-      type: 'object',
-      'x-kubernetes-preserve-unknown-fields': true,
-    });
-    const pts = k8sModelSchema('V1PodTemplateSpec')!;
-    assert.deepEqual(pts.properties!.metadata, {
+    assert.deepEqual(
+      must(
+        must(
+          k8sModelSchema('V1HTTPGetAction', { descriptions: false }),
+          "k8sModelSchema('V1HTTPGetAction', { descriptions: false })",
+        ).properties,
+        "k8sModelSchema('V1HTTPGetAction', { descriptions: false })!.properties",
+      ).port,
+      {
+        anyOf: [{ type: 'integer' }, { type: 'string' }],
+        'x-kubernetes-int-or-string': true,
+      },
+    );
+    assert.deepEqual(
+      must(
+        must(
+          k8sModelSchema('V1Condition', { descriptions: false }),
+          "k8sModelSchema('V1Condition', { descriptions: false })",
+        ).properties,
+        "k8sModelSchema('V1Condition', { descriptions: false })!.properties",
+      ).lastTransitionTime,
+      {
+        format: 'date-time',
+        type: 'string',
+      },
+    );
+    assert.deepEqual(
+      must(
+        must(k8sModelSchema('V1Secret', { descriptions: false }), "k8sModelSchema('V1Secret', { descriptions: false })")
+          .properties,
+        "k8sModelSchema('V1Secret', { descriptions: false })!.properties",
+      ).data,
+      {
+        additionalProperties: { format: 'byte', type: 'string' },
+        type: 'object',
+      },
+    );
+    assert.deepEqual(
+      must(
+        must(
+          k8sModelSchema('V1ControllerRevision', { descriptions: false }),
+          "k8sModelSchema('V1ControllerRevision', { descriptions: false })",
+        ).properties,
+        "k8sModelSchema('V1ControllerRevision', { descriptions: false })!.pr...",
+      ).data,
+      {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+      },
+    );
+    const pts = must(k8sModelSchema('V1PodTemplateSpec'), "k8sModelSchema('V1PodTemplateSpec')");
+    assert.deepEqual(must(pts.properties, 'pts.properties').metadata, {
       description:
         "Standard object's metadata.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
       type: 'object',
@@ -471,80 +528,160 @@ describe('k8s model schemas: shape', () => {
       "controller-gen's ObjectMeta has no description of the type",
     );
     // int32/int64 formats come through.
-    assert.deepEqual(k8sModelSchema('V1ContainerPort', { descriptions: false })!.properties!.containerPort, {
-      format: 'int32',
-      type: 'integer',
-    });
-    assert.deepEqual(k8sModelSchema('V1PodSpec', { descriptions: false })!.properties!.activeDeadlineSeconds, {
-      format: 'int64',
-      type: 'integer',
-    });
+    assert.deepEqual(
+      must(
+        must(
+          k8sModelSchema('V1ContainerPort', { descriptions: false }),
+          "k8sModelSchema('V1ContainerPort', { descriptions: false })",
+        ).properties,
+        "k8sModelSchema('V1ContainerPort', { descriptions: false })!.properties",
+      ).containerPort,
+      {
+        format: 'int32',
+        type: 'integer',
+      },
+    );
+    assert.deepEqual(
+      must(
+        must(
+          k8sModelSchema('V1PodSpec', { descriptions: false }),
+          "k8sModelSchema('V1PodSpec', { descriptions: false })",
+        ).properties,
+        "k8sModelSchema('V1PodSpec', { descriptions: false })!.properties",
+      ).activeDeadlineSeconds,
+      {
+        format: 'int64',
+        type: 'integer',
+      },
+    );
   });
 
   it('a field description replaces its type description; list items keep the type description', () => {
-    const job = k8sModelSchema('V1JobSpec')!;
-    assert.match(job.properties!.template.description!, /^Describes the pod that will be created when executing a job/);
-    const sel = k8sModelSchema('V1LabelSelector')!;
-    assert.match(sel.description!, /^A label selector is a label query over a set of resources/);
+    const job = must(k8sModelSchema('V1JobSpec'), "k8sModelSchema('V1JobSpec')");
     assert.match(
-      sel.properties!.matchExpressions.items!.description!,
+      must(must(job.properties, 'job.properties').template.description, 'job.properties.template.description'),
+      /^Describes the pod that will be created when executing a job/,
+    );
+    const sel = must(k8sModelSchema('V1LabelSelector'), "k8sModelSchema('V1LabelSelector')");
+    assert.match(
+      must(sel.description, 'sel.description'),
+      /^A label selector is a label query over a set of resources/,
+    );
+    assert.match(
+      must(
+        must(must(sel.properties, 'sel.properties').matchExpressions.items, 'sel.properties.matchExpressions.items')
+          .description,
+        'sel.properties.matchExpressions.items.description',
+      ),
       /^A label selector requirement is a selector that contains values/,
     );
   });
 
   it('cuts a type that contains itself instead of recursing (apiextensions JSONSchemaProps)', () => {
-    const s = k8sModelSchema('V1JSONSchemaProps', { descriptions: false })!;
-    assert.deepEqual(s.properties!.not, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
-    assert.deepEqual(s.properties!.properties.additionalProperties, {
+    const s = must(
+      k8sModelSchema('V1JSONSchemaProps', { descriptions: false }),
+      "k8sModelSchema('V1JSONSchemaProps', { descriptions: false })",
+    );
+    assert.deepEqual(must(s.properties, 's.properties').not, {
       type: 'object',
       'x-kubernetes-preserve-unknown-fields': true,
     });
-    assert.deepEqual(s.properties!.default, { 'x-kubernetes-preserve-unknown-fields': true });
+    assert.deepEqual(must(s.properties, 's.properties').properties.additionalProperties, {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
+    assert.deepEqual(must(s.properties, 's.properties').default, { 'x-kubernetes-preserve-unknown-fields': true });
     // The same type reached from a parent is cut at its own second occurrence.
-    const validation = k8sModelSchema('V1CustomResourceValidation', { descriptions: false })!;
-    const open = validation.properties!.openAPIV3Schema;
+    const validation = must(
+      k8sModelSchema('V1CustomResourceValidation', { descriptions: false }),
+      "k8sModelSchema('V1CustomResourceValidation', { descriptions: false })",
+    );
+    const open = must(validation.properties, 'validation.properties').openAPIV3Schema;
     assert.equal(open.type, 'object');
-    assert.deepEqual(open.properties!.not, { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    assert.deepEqual(must(open.properties, 'open.properties').not, {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
   });
 });
 
 describe('k8s model schemas: built from the Go types (the newest minor, the default)', () => {
-  const noDesc = (name: string) => k8sModelSchema(name, { descriptions: false })!;
+  const noDesc = (name: string) =>
+    must(k8sModelSchema(name, { descriptions: false }), 'k8sModelSchema(name, { descriptions: false })');
 
   it('lays list-maps, list types and map types over the fields and types, as the Go markers say', () => {
-    const pod = noDesc('V1PodSpec').properties!;
+    const pod = must(noDesc('V1PodSpec').properties, "noDesc('V1PodSpec').properties");
     assert.deepEqual(pod.topologySpreadConstraints['x-kubernetes-list-map-keys'], ['topologyKey', 'whenUnsatisfiable']);
     assert.equal(pod.topologySpreadConstraints['x-kubernetes-list-type'], 'map');
     assert.equal(pod.nodeSelector['x-kubernetes-map-type'], 'atomic');
-    assert.equal(pod.containers.items!.properties!.ports['x-kubernetes-list-type'], 'map');
-    assert.equal(pod.ephemeralContainers.items!.properties!.ports['x-kubernetes-list-type'], 'map');
+    assert.equal(
+      must(must(pod.containers.items, 'pod.containers.items').properties, 'pod.containers.items.properties').ports[
+        'x-kubernetes-list-type'
+      ],
+      'map',
+    );
+    assert.equal(
+      must(
+        must(pod.ephemeralContainers.items, 'pod.ephemeralContainers.items').properties,
+        'pod.ephemeralContainers.items.properties',
+      ).ports['x-kubernetes-list-type'],
+      'map',
+    );
     // Markers Kubernetes added after 1.27 (the old npm-only source lacked them).
     assert.equal(pod.tolerations['x-kubernetes-list-type'], 'atomic');
     assert.equal(pod.readinessGates['x-kubernetes-list-type'], 'atomic');
     assert.deepEqual(pod.imagePullSecrets['x-kubernetes-list-map-keys'], ['name']);
-    const selector = noDesc('V1LabelSelector').properties!;
+    const selector = must(noDesc('V1LabelSelector').properties, "noDesc('V1LabelSelector').properties");
     assert.equal(selector.matchExpressions['x-kubernetes-list-type'], 'atomic');
-    assert.equal(selector.matchExpressions.items!.properties!.values['x-kubernetes-list-type'], 'atomic');
+    assert.equal(
+      must(
+        must(selector.matchExpressions.items, 'selector.matchExpressions.items').properties,
+        'selector.matchExpressions.items.properties',
+      ).values['x-kubernetes-list-type'],
+      'atomic',
+    );
     // +structType=atomic types carry it wherever they are embedded, and at their own root; so do types
     // that embed one inline (ConfigMapEnvSource embeds LocalObjectReference).
     assert.equal(noDesc('V1SecretKeySelector')['x-kubernetes-map-type'], 'atomic');
-    assert.equal(noDesc('V1EnvVarSource').properties!.secretKeyRef['x-kubernetes-map-type'], 'atomic');
+    assert.equal(
+      must(noDesc('V1EnvVarSource').properties, "noDesc('V1EnvVarSource').properties").secretKeyRef[
+        'x-kubernetes-map-type'
+      ],
+      'atomic',
+    );
     assert.equal(noDesc('V1ObjectReference')['x-kubernetes-map-type'], 'atomic');
     assert.equal(noDesc('V1ConfigMapEnvSource')['x-kubernetes-map-type'], 'atomic');
     assert.equal(noDesc('V1Condition')['x-kubernetes-map-type'], undefined);
-    assert.equal(noDesc('V1ServiceSpec').properties!.ports['x-kubernetes-list-type'], 'map');
-    assert.equal(noDesc('V1ServiceSpec').properties!.clusterIPs['x-kubernetes-list-type'], 'atomic');
     assert.equal(
-      noDesc('V1JobStatus').properties!.uncountedTerminatedPods.properties!.failed['x-kubernetes-list-type'],
+      must(noDesc('V1ServiceSpec').properties, "noDesc('V1ServiceSpec').properties").ports['x-kubernetes-list-type'],
+      'map',
+    );
+    assert.equal(
+      must(noDesc('V1ServiceSpec').properties, "noDesc('V1ServiceSpec').properties").clusterIPs[
+        'x-kubernetes-list-type'
+      ],
+      'atomic',
+    );
+    assert.equal(
+      must(
+        must(noDesc('V1JobStatus').properties, "noDesc('V1JobStatus').properties").uncountedTerminatedPods.properties,
+        "noDesc('V1JobStatus').properties!.uncountedTerminatedPods.properties",
+      ).failed['x-kubernetes-list-type'],
       'set',
     );
   });
 
   it('writes +default values, but not a default that names a Go constant (controller-gen skips those)', () => {
-    assert.deepEqual(noDesc('V1ContainerPort').properties!.protocol, { default: 'TCP', type: 'string' });
+    assert.deepEqual(must(noDesc('V1ContainerPort').properties, "noDesc('V1ContainerPort').properties").protocol, {
+      default: 'TCP',
+      type: 'string',
+    });
     assert.deepEqual(noDesc('V1ContainerPort').required, ['containerPort']);
-    assert.deepEqual(noDesc('V1LocalObjectReference').properties!.name, { default: '', type: 'string' });
-    const disk = noDesc('V1AzureDiskVolumeSource').properties!;
+    assert.deepEqual(
+      must(noDesc('V1LocalObjectReference').properties, "noDesc('V1LocalObjectReference').properties").name,
+      { default: '', type: 'string' },
+    );
+    const disk = must(noDesc('V1AzureDiskVolumeSource').properties, "noDesc('V1AzureDiskVolumeSource').properties");
     assert.deepEqual(
       [disk.fsType.default, disk.readOnly.default, disk.cachingMode.default, disk.kind.default],
       ['ext4', false, undefined, undefined],
@@ -554,8 +691,8 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
   });
 
   it('writes metav1.Condition with its +kubebuilder:validation markers and the Go comments as descriptions', () => {
-    const c = k8sModelSchema('V1Condition')!;
-    const p = c.properties!;
+    const c = must(k8sModelSchema('V1Condition'), "k8sModelSchema('V1Condition')");
+    const p = must(c.properties, 'c.properties');
     assert.equal(c.description, 'Condition contains details for one aspect of the current state of this API Resource.');
     assert.deepEqual(c.required, ['lastTransitionTime', 'message', 'reason', 'status', 'type']);
     assert.deepEqual(
@@ -571,16 +708,25 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
   });
 
   it('makes resource.Quantity fields Quantities, from the Go types', () => {
-    const r = noDesc('V1ResourceRequirements').properties!;
+    const r = must(noDesc('V1ResourceRequirements').properties, "noDesc('V1ResourceRequirements').properties");
     assert.equal((r.limits.additionalProperties as JSONSchemaProps)['x-kubernetes-int-or-string'], true);
-    assert.equal(noDesc('V1EmptyDirVolumeSource').properties!.sizeLimit['x-kubernetes-int-or-string'], true);
+    assert.equal(
+      must(noDesc('V1EmptyDirVolumeSource').properties, "noDesc('V1EmptyDirVolumeSource').properties").sizeLimit[
+        'x-kubernetes-int-or-string'
+      ],
+      true,
+    );
   });
 
   it("writes controller-gen's rules for +k8s:immutable fields (1.37's Job scheduling), on the field and, for an optional one, on its struct", () => {
-    const scheduling = noDesc('V1JobSpec').properties!.scheduling;
+    const scheduling = must(noDesc('V1JobSpec').properties, "noDesc('V1JobSpec').properties").scheduling;
     const immutable = [{ message: 'field is immutable', rule: 'self == oldSelf' }];
     for (const f of ['schedulingConstraints', 'disruptionMode', 'resourceClaims']) {
-      assert.deepEqual(scheduling.properties![f]['x-kubernetes-validations'], immutable, f);
+      assert.deepEqual(
+        must(scheduling.properties, 'scheduling.properties')[f]['x-kubernetes-validations'],
+        immutable,
+        f,
+      );
     }
     assert.deepEqual(
       scheduling['x-kubernetes-validations'],
@@ -591,7 +737,13 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     );
     // 1.36's JobSpec has no scheduling.
     assert.equal(
-      k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersion: '1.36' })!.properties!.scheduling,
+      must(
+        must(
+          k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersion: '1.36' }),
+          "k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersio...",
+        ).properties,
+        "k8sModelSchema('V1JobSpec', { descriptions: false, kubernetesVersio...",
+      ).scheduling,
       undefined,
     );
   });
@@ -603,10 +755,10 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     assert.match(newest, /^- V1PodSpec\.schedulingGroup$/m);
     assert.match(newest, /^- k8s\.io\/api\/core\/v1\.PodSchedulingGroup$/m);
     assert.equal(
-      k8sModelSource('V1PodSpec')!.properties.schedulingGroup.$model,
+      must(k8sModelSource('V1PodSpec'), "k8sModelSource('V1PodSpec')").properties.schedulingGroup.$model,
       'k8s.io/api/core/v1.PodSchedulingGroup',
     );
-    assert.equal(noDesc('V1PodSpec').properties!.schedulingGroup.type, 'object');
+    assert.equal(must(noDesc('V1PodSpec').properties, "noDesc('V1PodSpec').properties").schedulingGroup.type, 'object');
     assert.equal(
       isK8sModelName('k8s.io/api/core/v1.PodSchedulingGroup'),
       false,
@@ -614,13 +766,20 @@ describe('k8s model schemas: built from the Go types (the newest minor, the defa
     );
     // apiextensions types are not in k8s.io/api: client-node's data.
     assert.match(newest, /^- V1CustomResourceDefinition \(no Go type of that group\/version\/kind\)$/m);
-    assert.ok(noDesc('V1CustomResourceDefinition').properties!.spec);
+    assert.ok(
+      must(noDesc('V1CustomResourceDefinition').properties, "noDesc('V1CustomResourceDefinition').properties").spec,
+    );
     // A field client-node has that the Go struct no longer has is left out.
     assert.match(newest, /^- V1alpha3DeviceTaintSelector\.deviceClassName$/m);
     assert.equal(noDesc('V1alpha3DeviceTaintSelector').properties?.deviceClassName, undefined);
     // A list-map the API server would reject is left out, and listed.
     assert.match(newest, /^- V1ServiceAccount\.secrets: .*neither required nor defaulted/m);
-    assert.equal(noDesc('V1ServiceAccount').properties!.secrets['x-kubernetes-list-type'], undefined);
+    assert.equal(
+      must(noDesc('V1ServiceAccount').properties, "noDesc('V1ServiceAccount').properties").secrets[
+        'x-kubernetes-list-type'
+      ],
+      undefined,
+    );
   });
 });
 
