@@ -23,7 +23,7 @@ import { crdOriginOf, schemaOriginOf, type SchemaOrigin } from '../schema/origin
 import type { Finding as ReportFinding } from '../machinery/report.js';
 import { CRD_DIR } from './managed-files.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
-import { ruleImpliedBy } from '../cel/implies.js';
+import { ruleImpliedBy } from '@kubeforge/cel';
 
 type Obj = Record<string, unknown>;
 type Schema = Record<string, unknown>;
