@@ -13,6 +13,9 @@
 //   importing one that imports it back, directly or not) and the cycles themselves (strongly
 //   connected groups of folders);
 // - ARCHITECTURE.md's length in lines.
+// The workspace packages' sources (packages/<name>/src, e.g. @kubeforge/cel, which was src/cel)
+// count with src/ in every figure, each package as one folder (`packages/<name>`), its imports by
+// name (`@kubeforge/<name>`) as arrows to it; the first line also reports them apart.
 // The `duplicates` pairs and the fast lane's time come from their own commands (`duplicates
 // --repo src --most 200`, `npm run test:fast`): this script prints how to get them.
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
@@ -32,14 +35,30 @@ function files(dir) {
     });
 }
 
-const all = files(SRC);
+const PACKAGES = join(root, 'packages');
+/** The workspace packages that have sources: `packages/<name>` -> its src folder. */
+const packageSrcs = existsSync(PACKAGES)
+  ? readdirSync(PACKAGES)
+      .sort()
+      .map((n) => join(PACKAGES, n, 'src'))
+      .filter((d) => existsSync(d))
+  : [];
+/** `packages/<name>` for a file of a workspace package's sources, else undefined. */
+const packageOf = (/** @type {string} */ f) => {
+  const d = packageSrcs.find((p) => f.startsWith(`${p}/`));
+  return d ? relative(root, dirname(d)) : undefined;
+};
+const all = [...files(SRC), ...packageSrcs.flatMap((d) => files(d))];
 /** @type {Map<string, string>} */
 const texts = new Map(all.map((f) => [f, readFileSync(f, 'utf8')]));
 const top = (/** @type {string} */ f) =>
+  packageOf(f) ??
   relative(SRC, f)
     .split('/')[0]
     .replace(/\.(c|m)?ts$/, '');
 const folderOf = (/** @type {string} */ f) => {
+  const pkg = packageOf(f);
+  if (pkg) return pkg;
   const parts = relative(SRC, f).split('/');
   return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts.length === 2 ? parts[0] : '.';
 };
@@ -85,12 +104,22 @@ const rules = Object.entries(RULES).map(([name, re]) => {
 // Folder graph.
 /** @type {Map<string, Set<string>>} */
 const arrows = new Map();
-const importRe = /(?:^|\n)\s*(?:import|export)[^'"\n;]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+const importRe =
+  /(?:^|\n)\s*(?:import|export)[^'"\n;]*?from\s*['"]((?:\.|@kubeforge\/)[^'"]+)['"]|import\(\s*['"]((?:\.|@kubeforge\/)[^'"]+)['"]\s*\)/g;
 for (const [f, text] of texts) {
   for (const m of text.matchAll(importRe)) {
-    const target = resolve(dirname(f), m[1] ?? m[2]).replace(/\.(c|m)?js$/, '.ts');
-    if (!target.startsWith(SRC)) continue;
+    const spec = m[1] ?? m[2];
     const a = folderOf(f);
+    // A workspace package imported by its name: an arrow to the package.
+    const named = /^@kubeforge\/([^/]+)/.exec(spec);
+    if (named) {
+      if (!packageSrcs.includes(join(PACKAGES, named[1], 'src')) || a === `packages/${named[1]}`) continue;
+      if (!arrows.has(a)) arrows.set(a, new Set());
+      arrows.get(a)?.add(`packages/${named[1]}`);
+      continue;
+    }
+    const target = resolve(dirname(f), spec).replace(/\.(c|m)?js$/, '.ts');
+    if (!target.startsWith(SRC) && !packageOf(target)) continue;
     const b = folderOf(existsSync(target) ? target : target.replace(/\.ts$/, '.cts'));
     if (a === b) continue;
     if (!arrows.has(a)) arrows.set(a, new Set());
@@ -148,7 +177,14 @@ const arch = join(root, 'ARCHITECTURE.md');
 const archLines = existsSync(arch) ? readFileSync(arch, 'utf8').split('\n').length - 1 : 0;
 
 const out = [];
-out.push(`src files: ${all.length}, lines: ${[...texts.values()].reduce((n, t) => n + t.split('\n').length, 0)}`);
+const lineCount = (/** @type {string[]} */ fs) => fs.reduce((n, f) => n + (texts.get(f) ?? '').split('\n').length, 0);
+const apart = packageSrcs.map((d) => {
+  const own = all.filter((f) => f.startsWith(`${d}/`));
+  return `${relative(root, dirname(d))}: ${own.length} files, ${lineCount(own)} lines`;
+});
+out.push(
+  `src files: ${all.length}, lines: ${lineCount(all)}${apart.length ? ` (workspace packages included; ${apart.join('; ')})` : ''}`,
+);
 out.push(`lines over 120 characters: ${longLines}`);
 out.push(`functions over 120 lines: ${longFunctions}`);
 out.push(

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: build kubeforge (dist/ for the CLI and packing; build/ for the tests, both
-// incremental), then run the tests with Node's test runner in three lanes:
+// `npm test`: build kubeforge (packages/cel/dist, then dist/ for the CLI and packing; build/ for
+// the tests, all incremental), then run the tests with Node's test runner in three lanes:
 //   1. the fast lane, the files listed in test/fast-lane.txt: no kube-apiserver, etcd, Go or kubectl
 //      (KUBEBUILDER_ASSETS is removed from their environment, so a fast file that starts a control
 //      plane fails), run in parallel, one process per core;
@@ -34,6 +34,7 @@ function run(cmd, args, opts = {}) {
 }
 
 const tsc = join(root, 'node_modules/.bin/tsc');
+run(tsc, ['-p', 'packages/cel/tsconfig.json']);
 run(tsc, ['-p', 'tsconfig.build.json']);
 run(process.execPath, [join(root, 'scripts/bundle-cli.mjs')]);
 run(tsc, ['-p', 'tsconfig.json']);
@@ -83,7 +84,8 @@ const args = process.argv.slice(2);
 const fastOnly = args.includes('--fast');
 const selected = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-') && a !== '--fast');
-const roots = (selected.length ? selected : ['test']).map((p) =>
+// The workspace package's own tests (packages/cel/test) run with kubeforge's, in the same lanes.
+const roots = (selected.length ? selected : ['test', 'packages/cel/test']).map((p) =>
   join('build', relative(root, resolve(p)).replace(/\.ts$/, '.js')),
 );
 const files = roots.flatMap((p) => (existsSync(p) ? collect(p, []) : []));

@@ -2,7 +2,7 @@
  * What the API server does with a value from a CRD's structural schema: pruning of unknown fields,
  * defaulting, and the OpenAPI value validations in apiextensions-apiserver's words (kube-openapi's
  * messages turned into field errors). The one implementation: the fake API server runs it on custom
- * resources' bodies, the manifests check on a CRD's defaults. CEL rules run separately (src/cel's
+ * resources' bodies, the manifests check on a CRD's defaults. CEL rules run separately (packages/cel's
  * validateObject). Validation ratcheting on update (the fake's) drops an error on a value that did
  * not change, from the `at` of each error.
  */
@@ -13,7 +13,7 @@ import {
   goQuote,
   OMITTED_VALUE,
 } from '../util/apimachinery/field.js';
-import { re2Matches, goRegexpError } from './re2.js';
+import { re2Matches, goRegexpError } from '@kubeforge/cel/re2';
 import { type Obj, clone, goFloat, isObj } from './json.js';
 
 /** The part of JSONSchemaProps the server acts on. */

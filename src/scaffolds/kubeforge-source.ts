@@ -4,7 +4,8 @@
  * inside the new project and depends on it with a `file:` spec: installs, CI and the
  * container build then need nothing but the npm registry for the other packages.
  *
- *   tarball (default)  pack the running kubeforge into .kubeforge/ (as `npm pack` would)
+ *   tarball (default)  pack the running kubeforge into .kubeforge/ (as `npm pack` would, with
+ *                      its bundled @kubeforge/cel)
  *
  * The tarball's name carries a hash of its bytes (`kubeforge-0.1.0-1a2b3c4d.tgz`): a different
  * kubeforge gives a different `file:` spec, so `npm install` picks it up instead of keeping the
@@ -49,28 +50,44 @@ interface PackageJson {
   files?: string[];
   bin?: string | Record<string, string>;
   main?: string;
+  bundleDependencies?: string[];
+  bundledDependencies?: string[];
 }
 
-function readPackageJson(host: Host): PackageJson {
-  const raw = host.read('package.json');
+function readPackageJson(host: Host, dir = ''): PackageJson {
+  const raw = host.read(dir ? `${dir}/package.json` : 'package.json');
   if (!raw) throw new DiagnosticError(error('KF1020', `no package.json in kubeforge's folder ${host.root}`));
   return JSON.parse(raw.toString('utf8')) as PackageJson;
 }
 
-/** The files `npm pack` would put in kubeforge's tarball: package.json, README/LICENSE, `files` (less its `!` entries), bin, main. */
+/**
+ * The files `npm pack` would put in kubeforge's tarball: package.json, README/LICENSE, `files` (less
+ * its `!` entries), bin, main; then each of its bundleDependencies under node_modules/ (see
+ * bundledFiles).
+ */
 export function packFileList(host: Host): string[] {
-  const pkg = readPackageJson(host);
-  const out = new Set<string>(['package.json']);
-  for (const name of host.list('')) {
-    if (/^(readme|license|licence)(\..*)?$/i.test(name) && host.kind(name) === 'file') out.add(name);
+  return [...packageFiles(host, ''), ...bundledFiles(host, readPackageJson(host))].sort();
+}
+
+/**
+ * The files npm takes of the package in folder `dir` of the host ('' for kubeforge itself), as
+ * host paths. A package without `files` (a dependency) gives everything but the always-excluded names.
+ */
+function packageFiles(host: Host, dir: string): string[] {
+  const pkg = readPackageJson(host, dir);
+  const at = (p: string) => (dir && p ? `${dir}/${p}` : dir || p);
+  const out = new Set<string>([at('package.json')]);
+  for (const name of host.list(dir)) {
+    if (/^(readme|license|licence)(\..*)?$/i.test(name) && host.kind(at(name)) === 'file') out.add(at(name));
   }
   const walk = (path: string) => {
     const name = path.split('/').pop()!;
     if (ALWAYS_EXCLUDED.has(name) || name.endsWith('.orig')) return;
-    const kind = host.kind(path);
-    if (kind === 'file') out.add(path);
-    else if (kind === 'directory') for (const child of host.list(path)) walk(`${path}/${child}`);
+    const kind = host.kind(at(path));
+    if (kind === 'file') out.add(at(path));
+    else if (kind === 'directory') for (const child of host.list(at(path))) walk(path ? `${path}/${child}` : child);
   };
+  if (!pkg.files && dir) walk('');
   const negated = (pkg.files ?? [])
     .filter((f) => f.startsWith('!'))
     .map((f) => f.slice(1).replace(/^\.\//, '').replace(/\/$/, ''));
@@ -79,19 +96,40 @@ export function packFileList(host: Host): string[] {
     const entry = raw.replace(/^\.\//, '').replace(/\/$/, '');
     // A `*` in the last segment (`data/models.*.patch.json`) matches names in that folder, as npm does.
     const slash = entry.lastIndexOf('/');
-    const dir = slash < 0 ? '' : entry.slice(0, slash);
+    const folder = slash < 0 ? '' : entry.slice(0, slash);
     const last = entry.slice(slash + 1);
     if (last.includes('*')) {
       const re = new RegExp(`^${last.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
-      for (const name of host.list(dir)) if (re.test(name)) walk(dir ? `${dir}/${name}` : name);
+      for (const name of host.list(at(folder))) if (re.test(name)) walk(folder ? `${folder}/${name}` : name);
     } else walk(entry);
   }
   const bins = typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {});
   for (const b of bins) walk(b.replace(/^\.\//, ''));
   if (pkg.main) walk(pkg.main.replace(/^\.\//, ''));
   // `!path` in `files` leaves out what an entry above took (npm's rule): a file, or a folder's files.
-  for (const path of [...out]) if (negated.some((n) => path === n || path.startsWith(`${n}/`))) out.delete(path);
+  for (const path of [...out])
+    if (negated.some((n) => path === at(n) || path.startsWith(`${at(n)}/`))) out.delete(path);
   return [...out].sort();
+}
+
+/**
+ * npm's bundleDependencies (@kubeforge/cel): each one's files, as its own package.json selects
+ * them, under node_modules/ of the tarball, read where the kubeforge folder holds it (npm keeps a
+ * bundled dependency in its bundler's node_modules; in a checkout it is the workspace's link,
+ * followed). What a bundled package depends on is not packed (`npm pack` copies some of it):
+ * kubeforge's own dependencies list those packages, so they are installed beside it.
+ */
+function bundledFiles(host: Host, pkg: PackageJson): string[] {
+  return (pkg.bundleDependencies ?? pkg.bundledDependencies ?? []).flatMap((name) => {
+    const dir = `node_modules/${name}`;
+    if (host.kind(`${dir}/package.json`) !== 'file')
+      throw new DiagnosticError(
+        error('KF1021', `kubeforge at ${host.root} has no ${dir} to bundle into its tarball`, {
+          hint: `install its dependencies first (npm ci in ${host.root})`,
+        }),
+      );
+    return packageFiles(host, dir);
+  });
 }
 
 /**

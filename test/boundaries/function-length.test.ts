@@ -1,5 +1,5 @@
-// No function of src/ is longer than 120 lines (as formatted): a longer one is a procedure that
-// wants its named steps (issue #24; all of src/ since #41). The one exception is a line-for-line
+// No function of src/ or packages/cel/src is longer than 120 lines (as formatted): a longer one
+// is a procedure that wants its named steps (issue #24; all of src/ since #41). The one exception is a line-for-line
 // port of Go code, kept in the Go function's shape so that it can be read against its source:
 // each is listed in ALLOWED with the Go it follows.
 import assert from 'node:assert/strict';
@@ -16,11 +16,11 @@ const LIMIT = 120;
  * case for case. A function that is no longer long fails the test too (so the list only shrinks).
  */
 const ALLOWED: Record<string, string> = {
-  'src/cel/cost.ts:k8sEstimate':
+  'packages/cel/src/cost.ts:k8sEstimate':
     "k8s.io/apiserver pkg/cel/library cost.go, CostEstimator.EstimateCallCost: one case per library function, in the Go switch's order",
-  'src/cel/cost.ts:build':
+  'packages/cel/src/cost.ts:build':
     "cel-go's parser/macro.go expansions and checker/cost.go's node kinds: the estimator's tree built case for case as cel-go's AST is",
-  'src/cel/cost.ts:<anonymous>':
+  'packages/cel/src/cost.ts:<anonymous>':
     "build's expandMacro (above): cel-go's parser/macro.go expansion of each macro, one branch per macro",
 };
 
@@ -55,8 +55,8 @@ describe('function length', () => {
     assert.equal(longFunctions('x.ts', `const short = () => {\n  return 1;\n};\n`, LIMIT).length, 0);
   });
 
-  it(`no function in src/ is over ${LIMIT} lines but the Go ports allowed by name`, () => {
-    const long = sourceFiles(join(root, 'src')).flatMap((file) =>
+  it(`no function in src/ or packages/cel/src/ is over ${LIMIT} lines but the Go ports allowed by name`, () => {
+    const long = [...sourceFiles(join(root, 'src')), ...sourceFiles(join(root, 'packages/cel/src'))].flatMap((file) =>
       longFunctions(relative(root, file), readFileSync(file, 'utf8'), LIMIT),
     );
     const keyOf = (l: string) => l.replace(/:\d+ (\S+): \d+ lines$/, ':$1');

@@ -1,7 +1,9 @@
 // The folder DAG of ARCHITECTURE.md ("Layers"), checked on the import lines of src/: every
 // relative import (static, re-export or dynamic `import()`) of a file in one top-level folder may
 // only reach the folders that folder may depend on. Inside src/runtime the same holds for its
-// parts, counting value imports only (type-only imports carry no load order).
+// parts, counting value imports only (type-only imports carry no load order). The workspace
+// package @kubeforge/cel (packages/cel) is reached through its package.json "exports" only, by the
+// folders PACKAGE_USERS names, and imports nothing of kubeforge.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -16,11 +18,9 @@ const LAYERS: Record<string, string[]> = {
   diagnostics: [],
   util: [],
   markers: [],
-  // The API server's own rules, written once (RE2, structural-schema values, built-in Kinds): manifests' checks,
-  // the fake API server and CEL all import them; no ts-morph (kubeforge/testing loads it).
+  // The API server's own rules, written once (structural-schema values, built-in Kinds): manifests' checks
+  // and the fake API server import them; no ts-morph (kubeforge/testing loads it).
   apiserver: ['util'],
-  // CEL: parse, type-check, cost and evaluate rules (npm: @bufbuild/cel); no ts-morph, so kubeforge/testing can load it.
-  cel: ['apiserver'],
   project: ['diagnostics', 'util'],
   machinery: ['diagnostics', 'util'],
   loader: ['diagnostics', 'util'],
@@ -31,7 +31,6 @@ const LAYERS: Record<string, string[]> = {
   manifests: [
     'analysis',
     'apiserver',
-    'cel',
     'collector',
     'diagnostics',
     'loader',
@@ -44,7 +43,7 @@ const LAYERS: Record<string, string[]> = {
   scaffolds: ['apiserver', 'diagnostics', 'machinery', 'manifests', 'project', 'schema', 'util'],
   envtest: ['diagnostics', 'util'],
   runtime: [],
-  testing: ['apiserver', 'cel', 'runtime', 'util'],
+  testing: ['apiserver', 'runtime', 'util'],
   // `kubeforge dev`: manifests on each save, a control plane from testing, the runtime's client to apply.
   dev: ['analysis', 'diagnostics', 'manifests', 'runtime', 'testing', 'util'],
   cli: [
@@ -71,15 +70,50 @@ const EXCEPTIONS = new Set([
   // The fake API server decodes built-in Kinds with the shipped models (models.json), as the API server decodes their Go types.
   'testing -> schema/k8s/index.ts',
   // apimachinery's rules (label selectors, field errors, validation messages), one implementation
-  // in the bottom layer: kubeforge/runtime re-exports them, CEL's format library calls them.
+  // in the bottom layer: kubeforge/runtime re-exports them.
   'runtime -> util/apimachinery/field.ts',
   'runtime -> util/apimachinery/labels.ts',
   'runtime -> util/apimachinery/validation.ts',
-  'cel -> util/apimachinery/validation.ts',
   // The one table of built-in Kinds (a real API server's discovery): the client resolves model classes and GVKs with it.
   'runtime -> apiserver/builtin-kinds.ts',
   'runtime -> apiserver/builtin-kinds-data.ts',
 ]);
+
+const CEL = join(root, 'packages/cel');
+const celManifest = JSON.parse(readFileSync(join(CEL, 'package.json'), 'utf8')) as {
+  name: string;
+  exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
+};
+
+/**
+ * Which folders of src/ may import which entry of @kubeforge/cel (its package.json "exports"). Its
+ * RE2 (Go's regexp) and apimachinery's string validators are the bottom of kubeforge too, so the
+ * two small entries reach lower than the CEL engine itself.
+ */
+const PACKAGE_USERS: Record<string, string[]> = {
+  '@kubeforge/cel': ['manifests', 'testing'],
+  '@kubeforge/cel/re2': ['apiserver', 'manifests', 'testing'],
+  // util/apimachinery/validation.ts re-exports them, for the runtime, the fake API server and the checks.
+  '@kubeforge/cel/apimachinery': ['util'],
+};
+
+/** Every specifier a file imports (static, re-export, side-effect or dynamic), relative or not. */
+function allSpecifiers(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [
+    ...[...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
+    ...[...text.matchAll(/(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
+    ...[...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]),
+  ];
+}
+
+/** The npm package a bare specifier names (`@scope/name` or `name`). */
+const packageOf = (spec: string) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** Parts of src/runtime (and contracts.ts, index.ts) and what each may import as a value. */
 const RUNTIME_PARTS: Record<string, string[]> = {
@@ -232,5 +266,49 @@ describe('layers (ARCHITECTURE.md)', () => {
       }
     }
     assert.deepEqual(bad, []);
+  });
+
+  it('src/ reaches @kubeforge/cel only through its "exports", from the folders PACKAGE_USERS names', () => {
+    const entries = Object.keys(celManifest.exports)
+      .filter((k) => k !== './package.json')
+      .map((k) => (k === '.' ? celManifest.name : `${celManifest.name}/${k.slice(2)}`));
+    assert.deepEqual(
+      Object.keys(PACKAGE_USERS).sort(),
+      entries.sort(),
+      'each entry of the package needs its users here',
+    );
+    const bad: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const from = layerOf(relative(SRC, file));
+      for (const spec of allSpecifiers(file)) {
+        if (spec.startsWith('.') && target(file, spec).startsWith('..'))
+          bad.push(
+            `${relative(root, file)}: imports ${spec}, outside src/ (a workspace package is imported by its name)`,
+          );
+        if (packageOf(spec) !== celManifest.name) continue;
+        if (!(spec in PACKAGE_USERS)) bad.push(`${relative(root, file)}: imports ${spec}, not an entry of the package`);
+        else if (!PACKAGE_USERS[spec].includes(from))
+          bad.push(`${relative(root, file)}: imports ${spec} (${from} may not)`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('packages/cel/src imports only itself, node: builtins and its own dependencies (nothing of kubeforge)', () => {
+    const CEL_SRC = join(CEL, 'src');
+    const bad: string[] = [];
+    for (const file of sourceFiles(CEL_SRC)) {
+      for (const spec of allSpecifiers(file)) {
+        if (spec.startsWith('.')) {
+          if (relative(CEL_SRC, resolve(dirname(file), spec)).startsWith('..'))
+            bad.push(`${relative(root, file)}: imports ${spec}, outside the package`);
+        } else if (!spec.startsWith('node:') && !(packageOf(spec) in celManifest.dependencies))
+          bad.push(`${relative(root, file)}: imports ${spec}, not a dependency in packages/cel/package.json`);
+      }
+    }
+    assert.deepEqual(bad, []);
+    // the reader sees the package's imports, so the check can fail
+    assert.ok(allSpecifiers(join(CEL_SRC, 'eval.ts')).includes('./re2.js'));
+    assert.ok(allSpecifiers(join(SRC, 'apiserver/structural.ts')).includes('@kubeforge/cel/re2'));
   });
 });

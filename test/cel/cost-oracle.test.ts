@@ -18,7 +18,7 @@
 // a new one, fails the test.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { costFactorText, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from '../../src/cel/index.js';
+import { costFactorText, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from '@kubeforge/cel';
 import { ruleCosts, type RuleCost } from '../../src/manifests/crdcheck/cel.js';
 import { checkCRD, loadRuleCheck } from '../../src/manifests/crdcheck/index.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';

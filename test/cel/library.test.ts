@@ -1,15 +1,9 @@
-// src/cel: the rule checker, the Kubernetes libraries and the evaluator, on cases from
+// packages/cel: the rule checker, the Kubernetes libraries and the evaluator, on cases from
 // Kubernetes' own tests (k8s.io/apiserver/pkg/cel: escaping_test.go, library/cost_test.go) and
 // controller-tools' CronJob test type (pkg/crd/testdata/cronjob_types.go).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  compileRule,
-  escapeProperty,
-  evaluateExpression,
-  validateObject,
-  type RuleSchema,
-} from '../../src/cel/index.js';
+import { compileRule, escapeProperty, evaluateExpression, validateObject, type RuleSchema } from '@kubeforge/cel';
 import { checkRules } from '../../src/manifests/crdcheck/cel.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
 

@@ -434,7 +434,7 @@ export const CASES: Case[] = [
   r('duration("1m") == duration("60s")'),
   r('self.mlist.all(e, has(e.v) ? e.v > 0 : true)'),
   r('self.mlist.map(e, e.name).exists(n, n == "a")'),
-  // literal arguments cel-go's validators check, and constants its program planning folds (src/cel/plan.ts)
+  // literal arguments cel-go's validators check, and constants its program planning folds (packages/cel/src/plan.ts)
   r('self.dur < duration("1d")'),
   r('self.dur < duration("1nns")'),
   r('self.dur < duration("1us") && self.dur < duration("1µs") && self.dur > duration("-1.5h")'),

@@ -70,10 +70,10 @@ function readSources(roots: readonly string[], names: RegExp, skip: readonly str
 /** Folders no source text is read from: dependencies, outputs, fixtures, goldens, generated data. */
 const NOT_SOURCES = ['node_modules', 'out', 'fixtures', 'golden', 'data'];
 
-/** The code and templates the docs may name: kubeforge's own, its templates and testdata. */
+/** The code and templates the docs may name: kubeforge's own (and its workspace packages'), its templates and testdata. */
 function sources(): string {
   return readSources(
-    ['src', 'scripts', 'bin', 'templates', 'test', 'bench', 'testdata'],
+    ['src', 'packages', 'scripts', 'bin', 'templates', 'test', 'bench', 'testdata'],
     /\.(ts|cts|mjs|js|hbs)$/,
     NOT_SOURCES,
   );
@@ -147,9 +147,9 @@ function repositoryFiles(): string[] {
   return out;
 }
 
-/** The code a symbol may be declared in: kubeforge's own, and the generated sample project's. */
+/** The code a symbol may be declared in: kubeforge's own (and its workspace packages'), and the generated sample project's. */
 function declarationSources(): string {
-  return readSources(['src', 'scripts', 'bin', 'test', 'bench', 'testdata/project'], /\.(ts|cts|mjs|js)$/, [
+  return readSources(['src', 'packages', 'scripts', 'bin', 'test', 'bench', 'testdata/project'], /\.(ts|cts|mjs|js)$/, [
     ...NOT_SOURCES,
     'build',
     'dist',
@@ -171,6 +171,7 @@ const FOREIGN_SYMBOLS: Record<string, string> = {
   optFlatMap: 'a CEL macro',
   sendInitialEvents: 'the Kubernetes list parameter (streaming lists)',
   cliVersion: "a key of Kubebuilder's PROJECT file, kept as read",
+  bundleDependencies: "a field of npm's package.json",
 };
 
 const IDENT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$/;
@@ -254,7 +255,13 @@ export function layoutPaths(text: string): { path: string; line: number }[] {
 }
 
 /** ARCHITECTURE.md's design notes, beside the code they describe (held as close as it is). */
-const NOTES = ['src/scaffolds/README.md', 'src/manifests/README.md', 'src/runtime/README.md', 'test/README.md'];
+const NOTES = [
+  'src/scaffolds/README.md',
+  'src/manifests/README.md',
+  'src/runtime/README.md',
+  'packages/cel/README.md',
+  'test/README.md',
+];
 /** ARCHITECTURE.md stays a map (issue #41): layers, flows, decisions; the detail is in the notes. */
 const ARCHITECTURE_MAX_LINES = 300;
 

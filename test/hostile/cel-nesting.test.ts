@@ -1,6 +1,6 @@
 // Hostile input, second round, family 8 (the CEL half): a rule of 1,500 `+` terms used to overflow
 // the type checker's stack with a raw RangeError. Through the real CLI it is now a located error
-// with the API server's message (test/cel/nesting.test.ts asks the server for its thresholds).
+// with the API server's message (packages/cel/test/nesting.test.ts asks the server for its thresholds).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

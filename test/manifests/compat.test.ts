@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { run } from '../../src/cli/index.js';
-import { validateObject } from '../../src/cel/index.js';
+import { validateObject } from '@kubeforge/cel';
 import { COMPAT_RULES, checkCompat, diffCRDs, generatedRuleKey, type CompatBase } from '../../src/manifests/compat.js';
 import type { CRDManifest } from '../../src/manifests/crd.js';
 import { treeHash } from '../helpers/tree.js';

@@ -96,6 +96,37 @@ describe('packing kubeforge (as npm pack does)', () => {
     assert.equal(pkg.version, '1.2.3');
   });
 
+  it('bundles its bundleDependencies (the @kubeforge/cel workspace package) by their own files list, as npm pack does', () => {
+    const host = kubeforgeHost({ ...PKG, bundleDependencies: ['@kubeforge/cel'] });
+    const cel = { name: '@kubeforge/cel', version: '0.1.0', files: ['dist', '!dist/.tsbuildinfo'] };
+    host.write('node_modules/@kubeforge/cel/package.json', Buffer.from(JSON.stringify(cel)));
+    host.write('node_modules/@kubeforge/cel/README.md', Buffer.from('# cel\n'));
+    host.write('node_modules/@kubeforge/cel/dist/index.js', Buffer.from('export {};\n'));
+    host.write('node_modules/@kubeforge/cel/dist/.tsbuildinfo', Buffer.from('{}'));
+    host.write('node_modules/@kubeforge/cel/src/index.ts', Buffer.from('not listed\n'));
+    assert.deepEqual(
+      packFileList(host).filter((f) => f.startsWith('node_modules/')),
+      [
+        'node_modules/@kubeforge/cel/README.md',
+        'node_modules/@kubeforge/cel/dist/index.js',
+        'node_modules/@kubeforge/cel/package.json',
+      ],
+    );
+    const entries = untar(packKubeforge(host).data);
+    assert.equal(entries.get('package/node_modules/@kubeforge/cel/dist/index.js')?.text, 'export {};\n');
+  });
+
+  it('refuses to pack a kubeforge whose bundled dependency is not installed', () => {
+    const host = kubeforgeHost({ ...PKG, bundleDependencies: ['@kubeforge/cel'] });
+    assert.throws(
+      () => packKubeforge(host),
+      (e: unknown) =>
+        e instanceof DiagnosticError &&
+        e.diagnostics[0].code === 'KF1021' &&
+        e.diagnostics[0].message.includes('node_modules/@kubeforge/cel'),
+    );
+  });
+
   it('refuses to pack a kubeforge without dist/', () => {
     const host = kubeforgeHost();
     for (const k of [...host.files.keys()]) if (k.startsWith('dist/')) host.files.delete(k);

@@ -2,7 +2,7 @@
 // a refusal (422 Invalid, apimachinery's message, causes), as a 1.25+ server answers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RuleSchema } from '../../src/cel/index.js';
+import type { RuleSchema } from '@kubeforge/cel';
 import { celSchemas, celWebhookConfiguration } from '../../src/testing/cel.js';
 import { reviewCEL } from '../../src/testing/cel-review.js';
 import type { CRDObject } from '../../src/testing/index.js';

@@ -1,25 +1,25 @@
 /**
  * The CEL part of the CRD check: every `x-kubernetes-validations` rule of a version's schema is
- * compiled (src/cel) against the schema node it is attached to, as the API server compiles it
+ * compiled (packages/cel) against the schema node it is attached to, as the API server compiles it
  * when the CRD is created, and its cost is estimated against the server's budgets. Returns
  * violations in the schema walk's shape (chain and steps), located by the caller.
  */
-import { NEWEST_CEL_TARGET } from '../../cel/library.js';
 import {
   addSat,
   compileRule,
   costFactorText,
   lineCol,
   multiplyCapped,
+  NEWEST_CEL_TARGET,
   STATIC_ESTIMATED_COST_LIMIT,
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   type RuleSchema,
   type ValidationRule,
-} from '../../cel/index.js';
+} from '@kubeforge/cel';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
 import { hasRules } from './rules.js';
-import { checkRE2 } from '../../apiserver/re2.js';
+import { checkRE2 } from '@kubeforge/cel/re2';
 import { schemaPath } from './schema.js';
 
 export interface RuleViolation {
@@ -235,7 +235,7 @@ function reportCompileProblems(w: RuleWalk, { chain, steps }: RuleNode, rule: Va
     ['messageExpression', c.messageChecked],
   ] as const) {
     // compileRule already refused it (a literal pattern of matches, or one program planning
-    // compiles: src/cel/plan.ts, which reads (?<name>) as the Go 1.22 that builds Kubernetes
+    // compiles: packages/cel/src/plan.ts, which reads (?<name>) as the Go 1.22 that builds Kubernetes
     // 1.30 and later does); for older servers RE2 as checkRE2 reads it still judges
     if (c.problems.some((p) => p.part === part) || (w.options.k8sMinor ?? NEWEST_CEL_TARGET) >= 30) continue;
     for (const bad of badPatterns(checked)) {

@@ -229,7 +229,7 @@ export class WebhookAdmission {
       ...this.webhooks('ValidatingWebhookConfiguration'),
     ].some((h) => h.matchConditions.length > 0);
     if (!any) return undefined;
-    const { evaluateExpression, toCel } = await import('../../cel/index.js');
+    const { evaluateExpression, toCel } = await import('@kubeforge/cel');
     return (expression, vars) =>
       evaluateExpression(
         expression,

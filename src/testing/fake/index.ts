@@ -69,7 +69,7 @@ export class FakeAPIServer {
     // (TestEnvironment users never pay for it).
     const server = new FakeServer(
       crds as unknown as Obj[],
-      async () => (await import('../../cel/index.js')).validateObject,
+      async () => (await import('@kubeforge/cel')).validateObject,
     );
     await server.ready();
     for (const o of options.objects ?? []) seed(server, o as unknown as Obj);

@@ -71,7 +71,7 @@ export class Store {
   private readonly subscribers = new Set<Subscriber>();
   /** Namespaced resources whose namespace must exist; the Namespace resource itself. */
   /**
-   * `celRules` evaluates a schema's CEL rules (src/cel's validateObject), handed in (by
+   * `celRules` evaluates a schema's CEL rules (packages/cel's validateObject), handed in (by
    * {@link useCelRules}) once a served schema has rules, so that neither importing
    * kubeforge/testing nor a fake server of CRDs without rules loads the CEL engine.
    */

@@ -1,5 +1,0 @@
-// Go's regexp.Compile as an oracle for kubeforge's port of its errors (src/cel/plan.ts
-// goRegexpError). Test infrastructure only: kubeforge itself never needs Go.
-module kubeforge.invalid/goregexp
-
-go 1.22
