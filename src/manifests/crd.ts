@@ -17,6 +17,7 @@ import type { KindVersion } from '../analysis/analyze.js';
 import type { Location, MarkerValue } from '../collector/collector.js';
 import type { KindMarkerName, MarkerName } from '../markers/definitions.js';
 import { pluralize } from '../project/plural.js';
+import type { CRDConversion, CRDManifest, CRDPrinterColumn, CRDVersion } from '../schema/crd.js';
 import type { JSONSchemaProps } from '../schema/jsonschema.js';
 import { setCRDOrigin } from '../schema/origin.js';
 import { truncateSchemaDescriptions } from './desc.js';
@@ -25,6 +26,7 @@ import { truncateSchemaDescriptions } from './desc.js';
 export { pluralize };
 
 export type { KindVersion };
+export type { CRDConversion, CRDManifest, CRDPrinterColumn, CRDVersion } from '../schema/crd.js';
 
 const VERSION_ANNOTATION = 'kubeforge.io/version';
 
@@ -99,62 +101,6 @@ export function generateCRDs(
   out.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   return out;
 }
-
-/** A printer column of a CRD version (`kubectl get`). */
-export type CRDPrinterColumn = {
-  jsonPath: string;
-  name: string;
-  type: string;
-  description?: string;
-  format?: string;
-  priority?: number;
-};
-
-/** One version of a CRD, as the API server reads it (the fields kubeforge writes). */
-export type CRDVersion = {
-  name: string;
-  schema: { openAPIV3Schema: JSONSchemaProps };
-  served: boolean;
-  storage: boolean;
-  deprecated?: boolean;
-  deprecationWarning?: string;
-  subresources?: {
-    status?: Record<string, never>;
-    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
-  };
-  additionalPrinterColumns?: CRDPrinterColumn[];
-  selectableFields?: { jsonPath: string }[];
-};
-
-/** `spec.conversion` of a CRD converting through a webhook. */
-export type CRDConversion = {
-  strategy: 'Webhook';
-  webhook: {
-    clientConfig: { service: { name: string; namespace: string; path: string; port?: number } };
-    conversionReviewVersions: string[];
-  };
-};
-
-/** The CustomResourceDefinition manifest kubeforge generates (apiextensions.k8s.io/v1). */
-export type CRDManifest = {
-  apiVersion: 'apiextensions.k8s.io/v1';
-  kind: 'CustomResourceDefinition';
-  metadata: { name: string; annotations: Record<string, string>; labels?: Record<string, string> };
-  spec: {
-    group: string;
-    names: {
-      kind: string;
-      listKind: string;
-      plural: string;
-      singular: string;
-      shortNames?: string[];
-      categories?: string[];
-    };
-    scope: 'Namespaced' | 'Cluster';
-    versions: CRDVersion[];
-    conversion?: CRDConversion;
-  };
-};
 
 /** What a Kind-level marker applies to: the CRD being built and the version its class declares. */
 interface CRDTarget {

@@ -21,7 +21,7 @@ import { webhookPathProblem } from '../../project/naming.js';
 import { isMarkerNamed, type Location, type MarkerValue } from '../../collector/collector.js';
 import type { MarkerArgs, MarkerName } from '../../markers/definitions.js';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
-import type { CRDManifest } from '../crd.js';
+import type { CRDManifest } from '../../schema/crd.js';
 import { crdOriginOf, schemaOriginOf, type CRDOrigin, type SchemaOrigin } from '../../schema/origin.js';
 import { CODES } from './codes.js';
 import type { RuleViolation } from './cel.js';
