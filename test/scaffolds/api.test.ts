@@ -46,7 +46,9 @@ async function createApi(host: MemoryHost, options: CreateApiOptions) {
 /** The files a run created or updated, with their new text. */
 function written(changes: readonly Change[]): Record<string, string> {
   return Object.fromEntries(
-    changes.filter((c) => c.kind !== 'delete').map((c) => [c.path, must(c.content, 'c.content').toString('utf8')]),
+    changes
+      .filter((c) => c.kind !== 'delete')
+      .map((c) => [c.path, must(c.content, `the content of ${c.path}`).toString('utf8')]),
   );
 }
 

@@ -56,7 +56,9 @@ async function createWebhook(host: MemoryHost, options: CreateWebhookOptions) {
 
 function written(changes: readonly Change[]): Record<string, string> {
   return Object.fromEntries(
-    changes.filter((c) => c.kind !== 'delete').map((c) => [c.path, must(c.content, 'c.content').toString('utf8')]),
+    changes
+      .filter((c) => c.kind !== 'delete')
+      .map((c) => [c.path, must(c.content, `the content of ${c.path}`).toString('utf8')]),
   );
 }
 
