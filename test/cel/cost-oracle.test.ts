@@ -24,6 +24,7 @@ import { checkCRD, loadRuleCheck } from '../../src/manifests/crdcheck/index.js';
 import type { JSONSchemaProps } from '../../src/schema/jsonschema.js';
 import { celCostOracle, runCelCostOracle } from '../oracle/tools.js';
 import { CASES, crdFor, type Obj } from './rule-corpus.js';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 
@@ -441,7 +442,7 @@ describe('the API server judges kubeforge CEL cost estimates (Go oracle from api
     const differences: Record<string, string> = {};
     let compared = 0;
     for (const o of oracle) {
-      const mine = ours.get(o.name)!;
+      const mine = must(ours.get(o.name), `kubeforge's estimate of ${o.name}`);
       for (const r of o.rules) {
         const key = `${o.name}${r.path}[${r.index}] ${r.rule}`;
         const k = mine.rules.find((x) => x.steps.map((s) => `.${s}`).join('') === r.path && x.index === r.index);
@@ -488,7 +489,7 @@ describe('the API server judges kubeforge CEL cost estimates (Go oracle from api
           .filter((e) => /: Forbidden: estimated (rule|messageExpression) cost exceeds budget/.test(e))
           .map((e) => e.slice(0, e.indexOf(': Forbidden'))),
       );
-      const mine = ours.get(o.name)!;
+      const mine = must(ours.get(o.name), `kubeforge's estimate of ${o.name}`);
       const ourOver = new Set<string>();
       for (const r of mine.rules) {
         if (r.index < 0) continue;
@@ -517,7 +518,7 @@ describe('the API server judges kubeforge CEL cost estimates (Go oracle from api
     const differences: Record<string, string> = {};
     let over = 0;
     for (const o of oracle) {
-      const total = ours.get(o.name)!.total;
+      const total = must(ours.get(o.name), `kubeforge's estimate of ${o.name}`).total;
       const said = o.errors
         .map(
           (e) =>

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { assertAllPassed, initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import { must } from '../helpers/must.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-webhook-'));
 const project = join(work, 'project-v4');
@@ -80,7 +81,10 @@ describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence
       (d) => d.toJS() as { kind: string; webhooks: { name: string; clientConfig: { service: { path: string } } }[] },
     );
     const paths = (kind: string) =>
-      docs.find((d) => d.kind === kind)!.webhooks.map((w) => `${w.name} ${w.clientConfig.service.path}`);
+      must(
+        docs.find((d) => d.kind === kind),
+        `the ${kind}`,
+      ).webhooks.map((w) => `${w.name} ${w.clientConfig.service.path}`);
     assert.deepEqual(paths('MutatingWebhookConfiguration'), [
       'madmiral-v1.kb.io /mutate-crew-example-com-v1-admiral',
       'mcaptain-v1.kb.io /mutate-crew-example-com-v1-captain',
@@ -143,7 +147,7 @@ describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence
       const d = find(kind, name);
       assert.ok(d, `${kind} ${name}`);
       assert.equal(d.metadata.annotations?.['cert-manager.io/inject-ca-from'], inject, kind);
-      for (const w of d.webhooks!)
+      for (const w of must(d.webhooks, 'd.webhooks'))
         assert.deepEqual(w.clientConfig.service, {
           ...w.clientConfig.service,
           name: 'project-v4-webhook-service',
@@ -153,9 +157,12 @@ describe('e2e: kubeforge init -> project-v4 create api / create webhook sequence
     const crd = find('CustomResourceDefinition', 'firstmates.crew.example.com');
     assert.ok(crd, 'the FirstMate CRD');
     assert.equal(crd.metadata.annotations?.['cert-manager.io/inject-ca-from'], inject);
-    assert.deepEqual((crd.spec!.conversion as { webhook: { clientConfig: unknown } }).webhook.clientConfig, {
-      service: { name: 'project-v4-webhook-service', namespace: 'project-v4-system', path: '/convert' },
-    });
+    assert.deepEqual(
+      (must(crd.spec, 'crd.spec').conversion as { webhook: { clientConfig: unknown } }).webhook.clientConfig,
+      {
+        service: { name: 'project-v4-webhook-service', namespace: 'project-v4-system', path: '/convert' },
+      },
+    );
     // Only the CRD with a conversion webhook gets the annotation.
     assert.equal(
       find('CustomResourceDefinition', 'captains.crew.example.com')?.metadata.annotations?.[

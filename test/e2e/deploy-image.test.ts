@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { assertAllPassed, initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import type { Obj } from '../helpers/chart.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-deploy-image-'));
 const project = join(work, 'memcached-operator');
@@ -108,7 +109,7 @@ describe('e2e: create api --plugins deploy-image/v1-alpha -> build -> npm test -
 
   it('kubectl kustomize config/default: the manager has MEMCACHED_IMAGE, the CRD requires containerPort', () => {
     const yaml = ok(sh('kubectl', ['kustomize', 'config/default'], project), 'kubectl kustomize config/default');
-    const docs = parseAllDocuments(yaml).map((d) => d.toJS() as Record<string, any>);
+    const docs = parseAllDocuments(yaml).map((d) => d.toJS() as Obj);
     const manager = docs.find((d) => d.kind === 'Deployment');
     const container = manager?.spec.template.spec.containers.find((c: { name: string }) => c.name === 'manager');
     assert.deepEqual(container?.env, [{ name: 'MEMCACHED_IMAGE', value: 'memcached:1.6.26-alpine3.19' }]);

@@ -35,6 +35,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import { must } from '../helpers/must.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-dev-'));
 const project = join(work, 'fleet');
@@ -65,8 +66,8 @@ class DevRun {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    this.proc.stdout!.on('data', (c) => (this.out += c));
-    this.proc.stderr!.on('data', (c) => (this.err += c));
+    must(this.proc.stdout, 'this.proc.stdout').on('data', (c) => (this.out += c));
+    must(this.proc.stderr, 'this.proc.stderr').on('data', (c) => (this.err += c));
     this.exited = new Promise((r) => this.proc.on('exit', (code) => r(code)));
   }
   /** The rebuild of a save of `file`: its change line after `from`, then the ready line after that. */
@@ -79,7 +80,7 @@ class DevRun {
     return this.waitFor(
       'out',
       /ready +manager pid (\d+) runs build (\d+) \([^)]*\): save -> running in ([\d.]+ m?s)/,
-      from + change.index!,
+      from + must(change.index, 'change.index'),
     );
   }
   async waitFor(stream: 'out' | 'err', re: RegExp, from: number, timeoutMs = 120_000): Promise<RegExpMatchArray> {
@@ -147,8 +148,11 @@ const SAVES: Record<string, (file: string, text: string) => void> = {
   },
   'sed -i': (file, text) => {
     // The real sed: it writes a temporary file beside the original and renames it over.
-    const current = readFileSync(file, 'utf8').match(/export const MARK = '([^']*)';/)![1];
-    const next = text.match(/export const MARK = '([^']*)';/)![1];
+    const current = must(
+      readFileSync(file, 'utf8').match(/export const MARK = '([^']*)';/),
+      `the MARK line of ${file}`,
+    )[1];
+    const next = must(text.match(/export const MARK = '([^']*)';/), 'the MARK line of the new text')[1];
     ok(
       sh('sed', ['-i', `s/export const MARK = '${current}';/export const MARK = '${next}';/`, file], project),
       'sed -i',

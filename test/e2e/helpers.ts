@@ -8,6 +8,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 export const repo = packageRoot();
 export const MINUTES = 60_000;
@@ -72,7 +73,7 @@ export function assertAllPassed(out: string, what = 'the test run'): number {
  * e2e counts the control planes a test run starts without trusting the project's own output.
  */
 export function countingAssets(dir: string): { assets: string; starts: () => number } {
-  const real = process.env.KUBEBUILDER_ASSETS!;
+  const real = must(process.env.KUBEBUILDER_ASSETS, 'process.env.KUBEBUILDER_ASSETS');
   mkdirSync(dir, { recursive: true });
   symlinkSync(join(real, 'etcd'), join(dir, 'etcd'));
   const log = join(dir, 'starts.log');

@@ -24,6 +24,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { assertAllPassed, initProject, MINUTES, ok, packKubeforge, sh } from './helpers.js';
+import { must } from '../helpers/must.js';
 
 const work = mkdtempSync(join(tmpdir(), 'kf-e2e-init-'));
 const project = join(work, 'guestbook');
@@ -122,7 +123,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     assert.match(
       pkg.dependencies.kubeforge,
       new RegExp(
-        `^file:\\.kubeforge/${tarball.split('/').pop()!.replace('.tgz', '').replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz$`,
+        `^file:\\.kubeforge/${must(tarball.split('/').pop(), 'the tarball name').replace('.tgz', '').replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz$`,
       ),
     );
     const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as {
@@ -400,12 +401,12 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
     // docker-buildx's rewrite pins only the builder stage to the build platform.
     const cross = execFileSync(
       'sed',
-      ['-e', '1,/^FROM/ s/^FROM /FROM --platform=${BUILDPLATFORM} /', join(project, 'Dockerfile')],
+      ['-e', `1,/^FROM/ s/^FROM /FROM --platform=\${BUILDPLATFORM} /`, join(project, 'Dockerfile')],
       { encoding: 'utf8' },
     );
     assert.deepEqual(
       cross.split('\n').filter((l) => l.startsWith('FROM ')),
-      ['FROM --platform=${BUILDPLATFORM} ${BUILDER_IMAGE} AS builder', 'FROM ${BASE_IMAGE}'],
+      [`FROM --platform=\${BUILDPLATFORM} \${BUILDER_IMAGE} AS builder`, `FROM \${BASE_IMAGE}`],
     );
     const makefile = readFileSync(join(project, 'Makefile'), 'utf8');
     assert.ok(
@@ -415,7 +416,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
       'Makefile uses the same rewrite',
     );
     assert.match(final, /^USER 65532:65532$/m);
-    const copied = /^COPY --from=builder \/workspace\/(\S+) /m.exec(final)![1];
+    const copied = must(/^COPY --from=builder \/workspace\/(\S+) /m.exec(final), 'the COPY --from=builder line')[1];
     const bundle = join(context, copied);
     const alone = join(work, 'image-root-2');
     mkdirSync(alone);

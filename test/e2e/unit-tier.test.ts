@@ -122,7 +122,9 @@ function watched(
     child.stderr.on('data', (d) => (stderr += d));
     const seen = new Set<string>();
     const sample = setInterval(() => {
-      for (const n of descendants(child.pid!)) seen.add(n);
+      // No pid: the spawn failed, and its 'error' event rejects below.
+      if (child.pid === undefined) return;
+      for (const n of descendants(child.pid)) seen.add(n);
     }, 50);
     child.on('error', reject);
     child.on('close', (status) => {

@@ -12,7 +12,9 @@ import { type Generator, indexedMarkers, rbacGenerator, runGenerators } from '..
 import { output } from '../../src/manifests/managed-files.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-analyze-'));
@@ -66,20 +68,20 @@ describe('analyzeProject', () => {
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v1.2.3' });
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(
-      r.crds.map((c: any) => c.metadata.name),
+      r.crds.map((c) => c.metadata.name),
       ['alphas.a.example.com', 'beta.b.example.com'], // flect (and so controller-gen): Beta stays beta, read as the plural of -etum
     );
     assert.deepEqual(
-      markerUses(r.markers, 'Rbac').map((u) => [u.marker, u.target, u.line, (u.args as any).resources]),
+      markerUses(r.markers, 'Rbac').map((u) => [u.marker, u.target, u.line, u.args.resources]),
       [
         ['Rbac', 'AlphaReconciler', 3, ['alphas']],
         ['Rbac', 'AlphaReconciler', 4, ['pods']],
       ],
     );
     assert.equal(markerUses(r.markers, 'Rbac')[1].file, join(dir, 'src/controllers/alpha.ts'));
-    assert.deepEqual((markerUses(r.markers, 'Rbac')[1].args as any).namespace, 'system');
+    assert.deepEqual(markerUses(r.markers, 'Rbac')[1].args.namespace, 'system');
     assert.equal(markerUses(r.markers, 'Webhook').length, 1);
-    assert.equal((markerUses(r.markers, 'Webhook')[0].args as any).name, 'malpha.kb.io');
+    assert.equal(markerUses(r.markers, 'Webhook')[0].args.name, 'malpha.kb.io');
     assert.deepEqual(
       markerUses(r.markers, 'WebhookConfiguration').map((u) => u.args),
       [{ mutating: true, name: 'my-mutating' }],
@@ -107,7 +109,7 @@ describe('analyzeProject', () => {
     const r = await analyzeProject({ projectDir: dir, paths: ['src/api/b'], generatorVersion: 'v0' });
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(
-      r.crds.map((c: any) => c.metadata.name),
+      r.crds.map((c) => c.metadata.name),
       ['beta.b.example.com'],
     );
     assert.deepEqual(markerUses(r.markers, 'Rbac'), []);
@@ -124,7 +126,7 @@ describe('analyzeProject', () => {
     });
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     assert.deepEqual(
-      r.crds.map((c: any) => c.metadata.name),
+      r.crds.map((c) => c.metadata.name),
       ['alphas.a.example.com'],
     );
   });
@@ -151,7 +153,7 @@ import { Root } from 'kubeforge/markers';
     const r = await analyzeProject({ projectDir: dir, generatorVersion: 'v0' });
     assert.deepEqual(r.diagnostics, []);
     assert.deepEqual(
-      r.crds.map((c: any) => c.spec.names.kind),
+      r.crds.map((c) => c.spec.names.kind),
       ['Item'],
     );
   });

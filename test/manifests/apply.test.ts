@@ -17,6 +17,7 @@ import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { TestEnvironment } from '../../src/testing/index.js';
 import { linkKubeforgeDependencies } from '../helpers/cli.js';
+import type { Obj } from '../helpers/chart.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -34,10 +35,10 @@ async function generate(fixture: string): Promise<string> {
   return dir;
 }
 
-function documents(file: string): Record<string, any>[] {
+function documents(file: string): Obj[] {
   const text = readFileSync(file, 'utf8');
   assert.ok(text.startsWith(GENERATED_HEADER));
-  return parseAllDocuments(text).map((d) => d.toJS() as Record<string, any>);
+  return parseAllDocuments(text).map((d) => d.toJS() as Obj);
 }
 
 describe('generated manifests on a real API server', () => {

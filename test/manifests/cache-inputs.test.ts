@@ -10,7 +10,9 @@ import { after, describe, it } from 'node:test';
 import { type AnalysisResult, type Analyzer, runManifests } from '../../src/manifests/pipeline.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-cache-inputs-'));

@@ -12,9 +12,12 @@ import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runManifests } from '../../src/manifests/pipeline.js';
 import { textsUnder } from '../helpers/tree.js';
+import { must } from '../helpers/must.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function put(dir: string, path: string, text: string): void {
   const abs = join(dir, path);
@@ -132,7 +135,8 @@ function stringLiterals(text: string): { index: number; value: string }[] {
   let offset = 0;
   for (const line of text.split('\n')) {
     if (!/^\s*(import|export \*|export \{)/.test(line))
-      for (const m of line.matchAll(/'([^'\n]*)'/g)) out.push({ index: offset + m.index! + 1, value: m[1]! });
+      for (const m of line.matchAll(/'([^'\n]*)'/g))
+        out.push({ index: offset + must(m.index, 'm.index') + 1, value: m[1] });
     offset += line.length + 1;
   }
   return out;
@@ -146,17 +150,20 @@ const EDITS: Edit[] = [
     apply: (t) => {
       const all = stringLiterals(t);
       if (!all.length) return undefined;
-      const s = all[Math.floor(pick() * all.length)]!;
+      const s = all[Math.floor(pick() * all.length)];
       return `${t.slice(0, s.index + s.value.length)}z${t.slice(s.index + s.value.length)}`;
     },
   },
   {
     what: 'a number changes',
     apply: (t) => {
-      const all = [...t.matchAll(/\b\d+\b/g)].filter((m) => !/v\d$/.test(t.slice(0, m.index! + m[0].length)));
+      const all = [...t.matchAll(/\b\d+\b/g)].filter(
+        (m) => !/v\d$/.test(t.slice(0, must(m.index, 'm.index') + m[0].length)),
+      );
       if (!all.length) return undefined;
-      const m = all[Math.floor(pick() * all.length)]!;
-      return t.slice(0, m.index!) + String(Number(m[0]) + 1 + Math.floor(pick() * 5)) + t.slice(m.index! + m[0].length);
+      const m = all[Math.floor(pick() * all.length)];
+      const at = must(m.index, 'the index of the number');
+      return t.slice(0, at) + String(Number(m[0]) + 1 + Math.floor(pick() * 5)) + t.slice(at + m[0].length);
     },
   },
   {
@@ -164,8 +171,8 @@ const EDITS: Edit[] = [
     apply: (t) => {
       const all = [...t.matchAll(/^export (class|interface) \w+ \{\n/gm)];
       if (!all.length) return undefined;
-      const m = all[Math.floor(pick() * all.length)]!;
-      const at = m.index! + m[0].length;
+      const m = all[Math.floor(pick() * all.length)];
+      const at = must(m.index, 'm.index') + m[0].length;
       return `${t.slice(0, at)}  /** Added by the test. */\n  added${Math.floor(pick() * 1000)}?: string;\n${t.slice(at)}`;
     },
   },
@@ -219,7 +226,7 @@ describe('incremental manifests under random edits', () => {
         ...EDITS.slice(0, -1)
           .map((e) => ({ e, k: pick() }))
           .sort((a, b) => a.k - b.k),
-        { e: EDITS.at(-1)!, k: 1 },
+        { e: must(EDITS.at(-1), 'EDITS.at(-1)'), k: 1 },
       ];
       for (const { e: edit } of order) {
         const before = readFileSync(join(dir, path), 'utf8');

@@ -31,11 +31,11 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { diffCRDs } from '../../src/manifests/compat.js';
 import { TestEnvironment } from '../../src/testing/index.js';
+import { must } from '../helpers/must.js';
+import type { Obj } from '../helpers/chart.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const corpus = join(root, 'test/fixtures/compat/corpus');
-
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function pair(name: string, group: string): { before: Obj; after: Obj; rules: string[] } {
   const file = readdirSync(corpus).find((f) => f.replace(/^\d+-/, '') === `${name}.yaml`);
@@ -95,6 +95,11 @@ function get(group: string, name: string, version = 'v1'): { status: number | nu
   return { status: r.status, obj: r.status === 0 ? (JSON.parse(r.out) as Obj) : undefined, err: r.err };
 }
 
+/** The stored object, which the test has created: a missing one fails naming it. */
+function stored(group: string, name: string, version = 'v1'): Obj {
+  return must(get(group, name, version).obj, `${name} (${version}) in ${group}`);
+}
+
 /** Replaces the object with `change` applied to what the server returns. */
 function update(
   group: string,
@@ -102,7 +107,7 @@ function update(
   change: (o: Obj) => void,
   version = 'v1',
 ): { status: number | null; err: string } {
-  const o = get(group, name, version).obj!;
+  const o = stored(group, name, version);
   change(o);
   const r = kubectl(['replace', '-f', '-'], o);
   return { status: r.status, err: r.err };
@@ -139,8 +144,11 @@ describe('check-compat claims on a real API server', () => {
     await until('the new schema refuses a create', () => create(widget(group, 'probe', spec)).status !== 0);
     const read = get(group, 'old');
     assert.equal(read.status, 0, read.err);
-    for (const [k, v] of Object.entries(spec)) assert.deepEqual(read.obj!.spec[k], v, `stored ${k} stays readable`);
-    const same = update(group, 'old', (o) => void (o.spec.note = 'second'));
+    for (const [k, v] of Object.entries(spec))
+      assert.deepEqual(must(read.obj, 'the stored object').spec[k], v, `stored ${k} stays readable`);
+    const same = update(group, 'old', (o) => {
+      o.spec.note = 'second';
+    });
     assert.equal(same.status, 0, `an update leaving the value unchanged passes (ratcheting): ${same.err}`);
     const changed = update(group, 'old', (o) => change(o.spec));
     assert.notEqual(changed.status, 0, 'an update that changes the value to another refused one is refused');
@@ -156,7 +164,9 @@ describe('check-compat claims on a real API server', () => {
       'maximum-tightened',
       'max.compat.example.com',
       { size: 8 },
-      (s) => void (s.size = 7),
+      (s) => {
+        s.size = 7;
+      },
       /spec\.size: Invalid value: \d+: spec\.size in body should be less than or equal to 5/,
     );
   });
@@ -167,7 +177,9 @@ describe('check-compat claims on a real API server', () => {
       'enum-narrowed',
       'enum.compat.example.com',
       { mode: 'c' },
-      (s) => void (s.mode = 'd'),
+      (s) => {
+        s.mode = 'd';
+      },
       /spec\.mode: Unsupported value: "[cd]": supported values: "a", "b"/,
     );
   });
@@ -178,7 +190,9 @@ describe('check-compat claims on a real API server', () => {
       'pattern-changed',
       'pattern.compat.example.com',
       { name: 'ABC' },
-      (s) => void (s.name = 'DEF'),
+      (s) => {
+        s.name = 'DEF';
+      },
       /spec\.name in body should match/,
     );
   });
@@ -191,10 +205,14 @@ describe('check-compat claims on a real API server', () => {
     ok(['create', '-f', '-'], widget(group, 'old', { size: 8, name: 'first' }));
     await install(p.after);
     await until('the rule refuses a create', () => create(widget(group, 'probe', { size: 8 })).status !== 0);
-    assert.equal(get(group, 'old').obj!.spec.size, 8);
-    const labelled = update(group, 'old', (o) => void (o.metadata.labels = { touched: 'yes' }));
+    assert.equal(stored(group, 'old').spec.size, 8);
+    const labelled = update(group, 'old', (o) => {
+      o.metadata.labels = { touched: 'yes' };
+    });
     assert.equal(labelled.status, 0, `spec unchanged: ratcheted: ${labelled.err}`);
-    const changed = update(group, 'old', (o) => void (o.spec.name = 'second'));
+    const changed = update(group, 'old', (o) => {
+      o.spec.name = 'second';
+    });
     assert.notEqual(changed.status, 0, 'spec changed: the rule on spec runs');
     assert.match(changed.err, /at most 5/);
     // The transition-rule pair is no finding: it does not judge a create, nor an update keeping the size.
@@ -205,9 +223,17 @@ describe('check-compat claims on a real API server', () => {
     await install(t.after);
     await until(
       'the transition rule refuses a shrink',
-      () => update('celt.compat.example.com', 'old', (o) => void (o.spec.size = 1)).status !== 0,
+      () =>
+        update('celt.compat.example.com', 'old', (o) => {
+          o.spec.size = 1;
+        }).status !== 0,
     );
-    assert.equal(update('celt.compat.example.com', 'old', (o) => void (o.spec.name = 'kept')).status, 0);
+    assert.equal(
+      update('celt.compat.example.com', 'old', (o) => {
+        o.spec.name = 'kept';
+      }).status,
+      0,
+    );
     assert.equal(create(widget('celt.compat.example.com', 'new', { size: 9 })).status, 0);
   });
 
@@ -221,7 +247,7 @@ describe('check-compat claims on a real API server', () => {
     await install(p.after);
     await until('v1 is gone', () => get(group, 'old', 'v1').status !== 0);
     assert.match(get(group, 'old', 'v1').err, /the server doesn't have a resource type|NotFound|not found/i);
-    assert.equal(get(group, 'old', 'v2').obj!.spec.size, 1);
+    assert.equal(stored(group, 'old', 'v2').spec.size, 1);
 
     const g2 = 'unserved.compat.example.com';
     const u = pair('version-unserved', g2);
@@ -230,7 +256,7 @@ describe('check-compat claims on a real API server', () => {
     ok(['create', '-f', '-'], widget(g2, 'old', { size: 2 }, 'v1'));
     await install(u.after);
     await until('v1 is not served', () => get(g2, 'old', 'v1').status !== 0);
-    assert.equal(get(g2, 'old', 'v2').obj!.spec.size, 2);
+    assert.equal(stored(g2, 'old', 'v2').spec.size, 2);
   });
 
   it('served-version-removed: the server refuses removing a version still in status.storedVersions', async () => {
@@ -254,7 +280,7 @@ describe('check-compat claims on a real API server', () => {
     ok(['create', '-f', '-'], widget(group, 'old', { size: 1, name: 'kept-before' }));
     await install(p.after);
     await until('name is pruned on read', () => get(group, 'old').obj?.spec.name === undefined);
-    assert.equal(get(group, 'old').obj!.spec.size, 1);
+    assert.equal(stored(group, 'old').spec.size, 1);
     const strict = create(widget(group, 'new', { name: 'x' }), ['--validate=strict']);
     assert.notEqual(strict.status, 0);
     assert.match(strict.err, /unknown field "spec\.name"/);
@@ -269,10 +295,10 @@ describe('check-compat claims on a real API server', () => {
     assert.deepEqual(p.rules, ['preserve-unknown-fields-removed']);
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { extra: { x: 'declared', y: 'free' } }));
-    assert.equal(get(group, 'old').obj!.spec.extra.y, 'free');
+    assert.equal(stored(group, 'old').spec.extra.y, 'free');
     await install(p.after);
     await until('extra.y is pruned on read', () => get(group, 'old').obj?.spec.extra.y === undefined);
-    assert.equal(get(group, 'old').obj!.spec.extra.x, 'declared');
+    assert.equal(stored(group, 'old').spec.extra.x, 'declared');
   });
 
   it('required-added: creates without the field are refused; a stored object without it can be updated while its spec is unchanged (ratcheting), not once the spec changes', async () => {
@@ -284,10 +310,14 @@ describe('check-compat claims on a real API server', () => {
     await install(p.after);
     await until('owner is required on create', () => create(widget(group, 'probe', { size: 1 })).status !== 0);
     assert.match(create(widget(group, 'probe', { size: 1 })).err, /spec\.owner: Required value/);
-    assert.equal(get(group, 'old').obj!.spec.size, 1);
-    const labelled = update(group, 'old', (o) => void (o.metadata.labels = { touched: 'yes' }));
+    assert.equal(stored(group, 'old').spec.size, 1);
+    const labelled = update(group, 'old', (o) => {
+      o.metadata.labels = { touched: 'yes' };
+    });
     assert.equal(labelled.status, 0, `spec unchanged: ratcheted: ${labelled.err}`);
-    const u = update(group, 'old', (o) => void (o.spec.size = 2));
+    const u = update(group, 'old', (o) => {
+      o.spec.size = 2;
+    });
     assert.notEqual(u.status, 0, 'an update that changes the spec must add the field');
     assert.match(u.err, /spec\.owner: Required value/);
   });
@@ -298,7 +328,7 @@ describe('check-compat claims on a real API server', () => {
     assert.deepEqual(p.rules, ['nullable-removed']);
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { note: null }));
-    assert.equal(get(group, 'old').obj!.spec.note, null);
+    assert.equal(stored(group, 'old').spec.note, null);
     await install(p.after);
     const dropped = () => {
       const r = kubectl(
@@ -308,7 +338,7 @@ describe('check-compat claims on a real API server', () => {
       return r.status === 0 && !('note' in (JSON.parse(r.out) as Obj).spec);
     };
     await until('a null note is dropped on create', dropped);
-    assert.equal('note' in get(group, 'old').obj!.spec, false, 'a stored null reads as absent');
+    assert.equal('note' in stored(group, 'old').spec, false, 'a stored null reads as absent');
   });
 
   it('list-type-changed (atomic -> map): stored duplicates stay readable and updatable (ratcheted); creates with duplicates are refused', async () => {
@@ -327,13 +357,15 @@ describe('check-compat claims on a real API server', () => {
       () => create(widget(group, 'probe', { ports: dup })).status !== 0,
     );
     assert.match(create(widget(group, 'probe', { ports: dup })).err, /spec\.ports\[1\]: Duplicate value/);
-    assert.equal(get(group, 'old').obj!.spec.ports.length, 2);
-    const same = update(group, 'old', (o) => void (o.spec.size = 2));
+    assert.equal(stored(group, 'old').spec.ports.length, 2);
+    const same = update(group, 'old', (o) => {
+      o.spec.size = 2;
+    });
     assert.equal(same.status, 0, `the list unchanged: ratcheted: ${same.err}`);
     // 1.37 ratchets the duplicates themselves: an update adding an item to that list passes too.
     const changed = update(group, 'old', (o) => void o.spec.ports.push({ name: 'b', port: 3 }));
     assert.equal(changed.status, 0, changed.err);
-    assert.equal(get(group, 'old').obj!.spec.ports.length, 3);
+    assert.equal(stored(group, 'old').spec.ports.length, 3);
   });
 
   it('default-changed: new objects get the new default; stored objects keep the value written with them', async () => {
@@ -342,14 +374,14 @@ describe('check-compat claims on a real API server', () => {
     assert.deepEqual(p.rules, ['default-changed']);
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', {}));
-    assert.equal(get(group, 'old').obj!.spec.count, 1);
+    assert.equal(stored(group, 'old').spec.count, 1);
     await install(p.after);
     const defaulted = () => {
       const r = kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], widget(group, 'probe', {}));
       return r.status === 0 && (JSON.parse(r.out) as Obj).spec.count === 2;
     };
     await until('a new object gets count 2', defaulted);
-    assert.equal(get(group, 'old').obj!.spec.count, 1, 'the default was persisted with the object');
+    assert.equal(stored(group, 'old').spec.count, 1, 'the default was persisted with the object');
   });
 
   it('storage-version-changed (no webhook): conversion only rewrites apiVersion, so fields one version lacks are pruned when read through it', async () => {
@@ -359,8 +391,8 @@ describe('check-compat claims on a real API server', () => {
     await install(p.before);
     await install(p.after);
     ok(['create', '-f', '-'], widget(group, 'new', { color: 'red' }, 'v2'));
-    assert.equal(get(group, 'new', 'v2').obj!.spec.color, 'red');
-    const v1 = get(group, 'new', 'v1').obj!;
+    assert.equal(stored(group, 'new', 'v2').spec.color, 'red');
+    const v1 = stored(group, 'new', 'v1');
     assert.equal(v1.apiVersion, `${group}/v1`);
     assert.equal('color' in v1.spec, false, 'read through v1: pruned');
     assert.equal(v1.spec.size, 1, 'the fields both declare are passed as they are');
@@ -375,11 +407,13 @@ describe('check-compat claims on a real API server', () => {
       'type-changed',
       group,
       { size: 8 },
-      (s) => void (s.size = 9),
+      (s) => {
+        s.size = 9;
+      },
       /spec\.size in body must be of type string: "integer"/,
     );
     assert.equal(
-      typeof get(group, 'old').obj!.spec.size,
+      typeof stored(group, 'old').spec.size,
       'number',
       'the stored integer is served as an integer, not converted',
     );
@@ -393,7 +427,9 @@ describe('check-compat claims on a real API server', () => {
       'format-changed',
       group,
       { name: 'NOT_A_HOST!' },
-      (s) => void (s.name = 'ALSO_BAD!'),
+      (s) => {
+        s.name = 'ALSO_BAD!';
+      },
       /spec\.name in body must be of type hostname/,
     );
     const g2 = 'format2.compat.example.com';
@@ -402,7 +438,9 @@ describe('check-compat claims on a real API server', () => {
       'format-changed',
       g2,
       { email: 'someone@example.com' },
-      (s) => void (s.email = 'other@example.com'),
+      (s) => {
+        s.email = 'other@example.com';
+      },
       /spec\.email in body must be of type uri/,
     );
     const g3 = 'int32.compat.example.com';
@@ -411,7 +449,9 @@ describe('check-compat claims on a real API server', () => {
       'format-changed',
       g3,
       { size: 2 ** 40 },
-      (s) => void (s.size = 2 ** 40 + 1),
+      (s) => {
+        s.size = 2 ** 40 + 1;
+      },
       /Checked value must be of type integer with format int32/,
     );
   });
@@ -454,9 +494,9 @@ describe('check-compat claims on a real API server', () => {
     assert.notEqual(atomic.status, 0, 'atomic: another manager applying part of the map conflicts');
     assert.match(atomic.err, /conflict/i);
     await install(p.after);
-    assert.deepEqual(get(group, 'old').obj!.spec.selector, { a: 'x' }, 'the stored object is unchanged');
+    assert.deepEqual(stored(group, 'old').spec.selector, { a: 'x' }, 'the stored object is unchanged');
     await until('granular: the other manager merges its field', () => apply('b', 'old', { b: 'y' }).status === 0);
-    assert.deepEqual(get(group, 'old').obj!.spec.selector, { a: 'x', b: 'y' });
+    assert.deepEqual(stored(group, 'old').spec.selector, { a: 'x', b: 'y' });
 
     // The other way: granular -> atomic.
     const back = diffCRDs(p.after, p.before);
@@ -472,11 +512,7 @@ describe('check-compat claims on a real API server', () => {
     await until('atomic again: a partial apply conflicts', () => apply('a', 'old', { a: 'x2' }).status !== 0);
     assert.match(apply('a', 'old', { a: 'x2' }).err, /conflict/i);
     assert.equal(apply('a', 'old', { a: 'x2' }, true).status, 0);
-    assert.deepEqual(
-      get(group, 'old').obj!.spec.selector,
-      { a: 'x2' },
-      'forced: the field it does not send is dropped',
-    );
+    assert.deepEqual(stored(group, 'old').spec.selector, { a: 'x2' }, 'forced: the field it does not send is dropped');
   });
 
   it('status-subresource-removed: /status gets 404, and status is written through the object itself', async () => {
@@ -500,7 +536,7 @@ describe('check-compat claims on a real API server', () => {
     assert.equal(patchStatus(1, true).status, 0);
     assert.equal(patchStatus(2, false).status, 0);
     assert.equal(
-      get(group, 'old').obj!.status.replicas,
+      stored(group, 'old').status.replicas,
       1,
       'with the subresource, an update of the object ignores status',
     );
@@ -508,7 +544,7 @@ describe('check-compat claims on a real API server', () => {
     await until('/status is gone', () => patchStatus(3, true).status !== 0);
     assert.match(patchStatus(3, true).err, /NotFound|not found/);
     assert.equal(patchStatus(4, false).status, 0);
-    assert.equal(get(group, 'old').obj!.status.replicas, 4, 'without it, the object carries its status');
+    assert.equal(stored(group, 'old').status.replicas, 4, 'without it, the object carries its status');
   });
 
   it('scale-paths-changed: /scale reads and writes the new path, and shows what the stored objects hold there', async () => {
@@ -525,7 +561,7 @@ describe('check-compat claims on a real API server', () => {
     await install(p.after);
     await until('/scale reads .spec.count', () => replicas() === 7);
     ok(['scale', `widgets.${group}/old`, '-n', 'default', '--replicas=5']);
-    const o = get(group, 'old').obj!;
+    const o = stored(group, 'old');
     assert.equal(o.spec.count, 5, 'kubectl scale writes the new path');
     assert.equal(o.spec.size, 3, 'the old path is left as it was');
   });
@@ -553,11 +589,11 @@ describe('check-compat claims on a real API server', () => {
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
     assert.equal(patchStatus(1).status, 0);
-    assert.equal(get(group, 'old').obj!.status.replicas, 1);
+    assert.equal(stored(group, 'old').status.replicas, 1);
     await install(p.after);
     await until(
       'status written with the object is ignored',
-      () => patchStatus(2).status === 0 && get(group, 'old').obj!.status.replicas === 1,
+      () => patchStatus(2).status === 0 && stored(group, 'old').status.replicas === 1,
     );
     ok([
       'patch',
@@ -570,7 +606,7 @@ describe('check-compat claims on a real API server', () => {
       '-p',
       JSON.stringify({ status: { replicas: 3 } }),
     ]);
-    assert.equal(get(group, 'old').obj!.status.replicas, 3, 'through /status it is written');
+    assert.equal(stored(group, 'old').status.replicas, 3, 'through /status it is written');
   });
 
   it('plural-changed: a CRD cannot change its plural in place; the new CRD has none of the stored objects', async () => {
@@ -608,11 +644,11 @@ describe('check-compat claims on a real API server', () => {
     await install(p.before);
     ok(['create', '-f', '-'], widget(group, 'old', { size: 1 }));
     assert.equal(scale(3).status, 0);
-    assert.equal(get(group, 'old').obj!.spec.size, 3);
+    assert.equal(stored(group, 'old').spec.size, 3);
     await install(p.after);
     await until('/scale is gone', () => scale(4).status !== 0);
     assert.match(scale(4).err, /NotFound|not found/);
-    assert.equal(get(group, 'old').obj!.spec.size, 3);
+    assert.equal(stored(group, 'old').spec.size, 3);
   });
 
   it('every CRD of the corpus, before and after, is one the API server accepts (dry-run create)', () => {

@@ -18,6 +18,7 @@ import { COMPAT_RULES, checkCompat, diffCRDs, generatedRuleKey, type CompatBase 
 import type { CRDManifest } from '../../src/manifests/crd.js';
 import { treeHash } from '../helpers/tree.js';
 import { linkKubeforgeDependencies } from '../helpers/cli.js';
+import { must } from '../helpers/must.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const corpus = join(repo, 'test/fixtures/compat/corpus');
@@ -59,7 +60,16 @@ describe('check-compat corpus: before/after CRD pairs', () => {
   }
   it("controller-gen's one-of rule forms that compare equal give the same verdict on every object (CEL evaluation)", () => {
     const c = parse(
-      readFileSync(join(corpus, files.find((f) => f.includes('cel-oneof-generator-forms'))!), 'utf8'),
+      readFileSync(
+        join(
+          corpus,
+          must(
+            files.find((f) => f.includes('cel-oneof-generator-forms')),
+            'the cel-oneof-generator-forms case',
+          ),
+        ),
+        'utf8',
+      ),
     ) as {
       before: Obj;
       after: Obj;
@@ -86,7 +96,18 @@ describe('check-compat corpus: before/after CRD pairs', () => {
   });
 
   it('a renamed field: the message names the likely new name', () => {
-    const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('field-renamed'))!), 'utf8')) as {
+    const c = parse(
+      readFileSync(
+        join(
+          corpus,
+          must(
+            files.find((f) => f.includes('field-renamed')),
+            'the field-renamed case',
+          ),
+        ),
+        'utf8',
+      ),
+    ) as {
       before: Obj;
       after: Obj;
     };
@@ -94,7 +115,18 @@ describe('check-compat corpus: before/after CRD pairs', () => {
   });
   it('a CRD of the base that is no longer generated is crd-removed (not with --paths), and --allow downgrades errors and drops warnings', () => {
     // The corpus' `after` stands for a generated CRD.
-    const c = parse(readFileSync(join(corpus, files.find((f) => f.includes('several-changes'))!), 'utf8')) as {
+    const c = parse(
+      readFileSync(
+        join(
+          corpus,
+          must(
+            files.find((f) => f.includes('several-changes')),
+            'the several-changes case',
+          ),
+        ),
+        'utf8',
+      ),
+    ) as {
       before: Obj;
       after: CRDManifest;
     };
@@ -109,12 +141,19 @@ describe('check-compat corpus: before/after CRD pairs', () => {
       ],
     };
     const all = checkCompat(base, [c.after]);
-    assert.deepEqual(all.map((d) => `${d.code} ${d.severity} ${/^\[([a-z-]+)\]/.exec(d.message)![1]}`).sort(), [
-      'KF4710 error enum-narrowed',
-      'KF4710 error field-removed',
-      'KF4710 error maximum-tightened',
-      'KF4711 error crd-removed',
-    ]);
+    assert.deepEqual(
+      all
+        .map(
+          (d) => `${d.code} ${d.severity} ${must(/^\[([a-z-]+)\]/.exec(d.message), `the [rule] of ${d.message}`)[1]}`,
+        )
+        .sort(),
+      [
+        'KF4710 error enum-narrowed',
+        'KF4710 error field-removed',
+        'KF4710 error maximum-tightened',
+        'KF4711 error crd-removed',
+      ],
+    );
     assert.equal(checkCompat(base, [c.after], { partial: true }).length, 3);
     const allowed = checkCompat(base, [c.after], { allow: new Set(['field-removed', 'crd-removed']) });
     assert.deepEqual(
@@ -161,8 +200,12 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; out: st
   const code = await run(['node', 'kubeforge', ...args], {
     cwd,
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
   });
   return { code, out, err };
 }
@@ -247,21 +290,22 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     assert.equal(r.code, 1, r.out);
     const found = diagnosticLines(r.err).filter((d) => d.code.startsWith('KF47'));
     const at = (rule: string) => found.find((d) => d.message.startsWith(`[${rule}]`));
+    const the = (rule: string) => must(at(rule), `a [${rule}] diagnostic`);
     const deadline = lineOf(dir, 'startingDeadlineSeconds?: int64;');
     assert.deepEqual(
       { ...at('minimum-tightened'), message: undefined },
       { file: TYPES, ...deadline, code: 'KF4710', message: undefined },
     );
-    assert.match(at('minimum-tightened')!.message, /\.spec\.startingDeadlineSeconds: minimum >= 0 -> >= 5/);
+    assert.match(the('minimum-tightened').message, /\.spec\.startingDeadlineSeconds: minimum >= 0 -> >= 5/);
     const policy = lineOf(dir, 'concurrencyPolicy?: ConcurrencyPolicy;');
-    assert.deepEqual([at('enum-narrowed')!.line, at('enum-narrowed')!.column], [policy.line, policy.column]);
-    assert.match(at('enum-narrowed')!.message, /"Replace" removed/);
+    assert.deepEqual([the('enum-narrowed').line, the('enum-narrowed').column], [policy.line, policy.column]);
+    assert.match(the('enum-narrowed').message, /"Replace" removed/);
     const failed = lineOf(dir, 'failedJobsHistoryLimit?: int32;');
-    assert.deepEqual([at('maximum-tightened')!.line, at('maximum-tightened')!.column], [failed.line, failed.column]);
+    assert.deepEqual([the('maximum-tightened').line, the('maximum-tightened').column], [failed.line, failed.column]);
     // A removed field is located at the object that held it: the spec field of the Kind.
     const spec = lineOf(dir, 'spec!: CronJobSpec;');
-    assert.deepEqual([at('field-removed')!.line, at('field-removed')!.column], [spec.line, spec.column]);
-    assert.match(at('field-removed')!.message, /\.spec\.suspend is removed/);
+    assert.deepEqual([the('field-removed').line, the('field-removed').column], [spec.line, spec.column]);
+    assert.match(the('field-removed').message, /\.spec\.suspend is removed/);
     assert.equal(found.length, 4, r.err);
     assert.equal(treeHash(dir, ['node_modules', '.git']), before, 'nothing written');
 
@@ -313,7 +357,10 @@ describe('kubeforge manifests --check-compat (CLI, testdata/project)', () => {
     );
     const r = await cli(['manifests', '--check-compat', 'v1.0.0', '--check'], dir);
     assert.equal(r.code, 1);
-    const d = diagnosticLines(r.err).find((x) => x.message.startsWith('[scope-changed]'))!;
+    const d = must(
+      diagnosticLines(r.err).find((x) => x.message.startsWith('[scope-changed]')),
+      'a [scope-changed] diagnostic',
+    );
     assert.deepEqual(
       [d.file, d.line, d.column],
       [TYPES, lineOf(dir, '@Resource(').line, lineOf(dir, '@Resource(').column],

@@ -7,10 +7,17 @@ import { getMarkerDefinition } from '../../src/markers/definitions.js';
 import type { MarkerValue } from '../../src/collector/collector.js';
 import { generateCRDs, pluralize, type KindVersion } from '../../src/manifests/crd.js';
 import { crdOriginOf } from '../../src/schema/origin.js';
+import { must } from '../helpers/must.js';
 
 const at = { file: 'x.ts', line: 1, column: 1 };
 const mk = (name: string, args?: unknown): MarkerValue =>
-  ({ name, def: getMarkerDefinition(name)!, args, source: 'decorator', ...at }) as MarkerValue;
+  ({
+    name,
+    def: must(getMarkerDefinition(name), 'getMarkerDefinition(name)'),
+    args,
+    source: 'decorator',
+    ...at,
+  }) as MarkerValue;
 const kv = (version: string, markers: MarkerValue[] = []): KindVersion => ({
   group: 'g.example.com',
   version,
@@ -77,14 +84,10 @@ describe('pluralize', () => {
 describe('generateCRDs: versions', () => {
   it('sorts versions by name (controller-gen sorts them as strings) and keeps one storage version', () => {
     const d = new Reporter();
-    const [crd] = generateCRDs(
-      [kv('v2'), kv('v1beta1', [mk('StorageVersion')]), kv('v10'), kv('v1')],
-      'v0',
-      d,
-    ) as any[];
+    const [crd] = generateCRDs([kv('v2'), kv('v1beta1', [mk('StorageVersion')]), kv('v10'), kv('v1')], 'v0', d);
     assert.deepEqual(d.diagnostics(), []);
     assert.deepEqual(
-      crd.spec.versions.map((v: any) => [v.name, v.storage]),
+      crd.spec.versions.map((v) => [v.name, v.storage]),
       [
         ['v1', false],
         ['v10', false],
@@ -97,7 +100,7 @@ describe('generateCRDs: versions', () => {
 
   it('makes a single version the storage version implicitly', () => {
     const d = new Reporter();
-    const [crd] = generateCRDs([kv('v1')], 'v0', d) as any[];
+    const [crd] = generateCRDs([kv('v1')], 'v0', d);
     assert.equal(crd.spec.versions[0].storage, true);
   });
 
@@ -144,7 +147,7 @@ describe('generateCRDs: versions', () => {
       [kv('v1'), kv('v2', [mk('StorageVersion'), mk('ConversionWebhook', { servicePort: 9443 })])],
       'v9.9.9',
       d,
-    ) as any[];
+    );
     assert.deepEqual(d.diagnostics(), []);
     assert.deepEqual(crd.spec.conversion, {
       strategy: 'Webhook',

@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { must } from '../helpers/must.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 
@@ -143,7 +144,7 @@ describe('default values', () => {
       `${CODES.default} default "x" is refused: default: Invalid value: "string": default in body must be of type integer: "string"`,
     ]);
     const s = spec({});
-    s.properties!.metadata = { type: 'object', default: {} } as JSONSchemaProps;
+    must(s.properties, 's.properties').metadata = { type: 'object', default: {} } as JSONSchemaProps;
     assert.ok(codes(s).some((c) => c.includes('metadata')));
   });
 });

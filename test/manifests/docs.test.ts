@@ -13,6 +13,8 @@ import { MemoryHost } from '../../src/machinery/index.js';
 import { run } from '../../src/cli/index.js';
 import { assertGoldenFile } from '../helpers/golden.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
+import type { Obj } from '../helpers/chart.js';
 
 const root = packageRoot();
 const SOURCES = [
@@ -29,9 +31,8 @@ const SOURCES = [
 
 function hostWithCRDs(): MemoryHost {
   const host = new MemoryHost();
-  SOURCES.forEach((src, i) =>
-    host.write(`config/crd/bases/${String(i).padStart(2, '0')}.yaml`, readFileSync(join(root, src))),
-  );
+  for (const [i, src] of SOURCES.entries())
+    host.write(`config/crd/bases/${String(i).padStart(2, '0')}.yaml`, readFileSync(join(root, src)));
   return host;
 }
 
@@ -40,7 +41,7 @@ function codeSpans(md: string): string[] {
   const out: string[] = [];
   const re = /(`+)([\s\S]*?[^`])\1(?!`)/g;
   for (const m of md.matchAll(re)) {
-    let t = m[2]!;
+    let t = m[2];
     if (t.length > 2 && t.startsWith(' ') && t.endsWith(' ') && t.trim() !== '') t = t.slice(1, -1);
     out.push(t);
   }
@@ -56,10 +57,10 @@ describe('code spans show their text exactly', () => {
   });
 
   it('in a page: the enum value and the rule as the CRD has them', () => {
-    const crd = readCRDs(hostWithCRDs())[0] as unknown as Record<string, any>;
+    const crd = readCRDs(hostWithCRDs())[0] as unknown as Obj;
     const version = crd.versions[0];
-    const spec =
-      version.schema.properties.spec ?? (version.schema.properties.spec = { type: 'object', properties: {} });
+    version.schema.properties.spec ??= { type: 'object', properties: {} };
+    const spec = version.schema.properties.spec;
     spec.properties = {
       ...(spec.properties ?? {}),
       quoted: { type: 'string', enum: ['a`b', '`edge'], 'x-kubernetes-validations': [{ rule: 'self != `x`' }] },
@@ -82,8 +83,11 @@ describe('kubeforge docs', () => {
     const changes = planDocs(host).changes();
     assert.ok(changes.length >= 10, `${changes.length} pages`);
     for (const c of changes)
-      assertGoldenFile(c.content!.toString('utf8'), join('docs', c.path.replace(/^docs\/reference\//, '')));
-    const validation = changes.map((c) => c.content!.toString('utf8')).join('\n');
+      assertGoldenFile(
+        must(c.content, `the content of ${c.path}`).toString('utf8'),
+        join('docs', c.path.replace(/^docs\/reference\//, '')),
+      );
+    const validation = changes.map((c) => must(c.content, `the content of ${c.path}`).toString('utf8')).join('\n');
     for (const shown of [
       /Checked: .*>= \d/,
       /one of `"/,
@@ -103,10 +107,10 @@ describe('kubeforge docs', () => {
     assert.deepEqual(
       planDocs(b)
         .changes()
-        .map((c) => [c.path, c.content!.toString('utf8')]),
-      first.map((c) => [c.path, c.content!.toString('utf8')]),
+        .map((c) => [c.path, must(c.content, `the content of ${c.path}`).toString('utf8')]),
+      first.map((c) => [c.path, must(c.content, `the content of ${c.path}`).toString('utf8')]),
     );
-    for (const c of first) a.write(c.path, c.content!);
+    for (const c of first) a.write(c.path, must(c.content, `the content of ${c.path}`));
     assert.deepEqual(planDocs(a).changes(), []);
     // the CRD of a Kind removed: its page goes, the rest stays
     const crds = readCRDs(a);
@@ -114,7 +118,14 @@ describe('kubeforge docs', () => {
     const gone = planDocs(a).changes();
     assert.deepEqual(
       gone.filter((c) => c.kind === 'delete').map((c) => c.path),
-      [`docs/reference/${crds.find((c) => c.kind === 'Foo')!.group}_foos.md`],
+      [
+        `docs/reference/${
+          must(
+            crds.find((c) => c.kind === 'Foo'),
+            'the Foo CRD',
+          ).group
+        }_foos.md`,
+      ],
     );
     assert.deepEqual(
       gone.filter((c) => c.kind !== 'delete').map((c) => c.path),
@@ -151,8 +162,12 @@ describe('kubeforge docs', () => {
       const code = await run(['node', 'kubeforge', ...args], {
         cwd: project,
         color: false,
-        out: (t) => void (out += t),
-        err: (t) => void (err += t),
+        out: (t) => {
+          out += t;
+        },
+        err: (t) => {
+          err += t;
+        },
       });
       return { code, out, err };
     };

@@ -12,7 +12,9 @@ import { Reporter } from '../../src/diagnostics/index.js';
 import { runGenerators } from '../../src/manifests/generators.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 const GV = `import { defineGroupVersion } from 'kubeforge/markers';\nexport const groupVersion = defineGroupVersion({ group: 'order.example.com', version: 'v1' });\n`;
 

@@ -131,7 +131,16 @@ class Harness {
     return asResult(this.analysis, reporter);
   };
   get io(): CommandIo {
-    return { cwd: this.dir, color: false, out: (t) => void (this.out += t), err: (t) => void (this.err += t) };
+    return {
+      cwd: this.dir,
+      color: false,
+      out: (t) => {
+        this.out += t;
+      },
+      err: (t) => {
+        this.err += t;
+      },
+    };
   }
   async run(flags: ManifestsFlags = {}): Promise<DiagnosticError | undefined> {
     this.out = '';
@@ -279,7 +288,17 @@ describe('kubeforge manifests pipeline (analysis injected)', () => {
       return asResult(h.analysis, reporter);
     };
     let out = '';
-    await manifestsCommand({ paths: ['src/api/v1'] }, { ...h.io, out: (t) => void (out += t) }, analyzer, GENERATORS);
+    await manifestsCommand(
+      { paths: ['src/api/v1'] },
+      {
+        ...h.io,
+        out: (t) => {
+          out += t;
+        },
+      },
+      analyzer,
+      GENERATORS,
+    );
     assert.deepEqual(seenPaths, [join(h.dir, 'src/api/v1')]);
     assert.equal(out, 'UPDATE config/crd/bases/testdata.kubebuilder.io_jobs.yaml (+1 -1 line)\n');
     assert.match(h.read('config/crd/bases/testdata.kubebuilder.io_jobs.yaml'), /served: false/);

@@ -11,8 +11,8 @@ import { describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { chartFiles, chartFilesFor, chartSyncOf, escapeTemplateSyntax, HELM_PLUGIN } from '../../src/manifests/helm.js';
 import { parseProject } from '../../src/project/index.js';
-
-type Obj = Record<string, any>;
+import { must } from '../helpers/must.js';
+import type { Obj } from '../helpers/chart.js';
 
 /** Descriptions a Kubernetes field doc can hold that are Go or Helm template syntax. */
 const HOSTILE = [
@@ -117,7 +117,7 @@ function templates(resources: Obj[]): Map<string, string> {
   return new Map(
     chartFiles({ config, resources })
       .filter((s) => s.policy === 'managed')
-      .map((s) => [s.path, s.content!] as [string, string]),
+      .map((s) => [s.path, must(s.content, `the content of ${s.path}`)] as [string, string]),
   );
 }
 
@@ -141,7 +141,10 @@ function literalText(text: string): string {
 describe('helm chart text', () => {
   it("escapes every `{{` of a resource's own text, which Helm then prints as written; the chart's expressions stay", () => {
     const files = templates([deployment(), crd(HOSTILE)]);
-    const text = files.get('dist/chart/templates/crd/frigates.ship.example.com.yaml')!;
+    const text = must(
+      files.get('dist/chart/templates/crd/frigates.ship.example.com.yaml'),
+      'dist/chart/templates/crd/frigates.ship.example.com.yaml',
+    );
     assert.match(text, /\{\{- if \.Values\.crd\.enabled \}\}/);
     assert.match(text, /app\.kubernetes\.io\/instance: \{\{ \.Release\.Name \}\}/);
     const back = parse(
@@ -164,12 +167,15 @@ describe('helm chart text', () => {
 
   it('`kubeforge manifests` reads the escaped chart back unchanged: a second pass rewrites nothing', () => {
     const files = templates([deployment(), ...rbac(false), crd(HOSTILE)]);
-    const sync = chartSyncOf(config, (p) => (p === 'dist/chart/Chart.yaml' ? 'name: fleet\n' : files.get(p)))!;
+    const sync = must(
+      chartSyncOf(config, (p) => (p === 'dist/chart/Chart.yaml' ? 'name: fleet\n' : files.get(p))),
+      'the chart sync',
+    );
     const crdFile = { path: 'config/crd/bases/ship.example.com_frigates.yaml', content: stringify(crd(HOSTILE)) };
     const [again] = chartFilesFor(sync, crdFile);
     const path = 'dist/chart/templates/crd/frigates.ship.example.com.yaml';
     assert.equal(again?.path, path);
-    assert.equal(again!.text, files.get(path));
+    assert.equal(must(again, 'again').text, files.get(path));
   });
 
   it('the manager scope follows config/: after edit --namespaced the role, its binding and WATCH_NAMESPACE are as a namespaced project charts them, and back', () => {
@@ -181,8 +187,8 @@ describe('helm chart text', () => {
       'dist/chart/templates/rbac/manager-rolebinding.yaml',
     ];
     for (const p of scoped) assert.notEqual(cluster.get(p), namespaced.get(p), p);
-    assert.match(namespaced.get(scoped[0]!)!, /- name: WATCH_NAMESPACE\n\s+valueFrom:/);
-    assert.match(namespaced.get(scoped[1]!)!, /^kind: Role$/m);
+    assert.match(must(namespaced.get(scoped[0]), scoped[0]), /- name: WATCH_NAMESPACE\n\s+valueFrom:/);
+    assert.match(must(namespaced.get(scoped[1]), scoped[1]), /^kind: Role$/m);
     // config/ as edit --namespaced[=false] leaves it (role.yaml as kubeforge manifests writes it).
     const configOf = (ns: boolean) => {
       const [role, binding] = rbac(ns);
@@ -195,7 +201,7 @@ describe('helm chart text', () => {
         'config/rbac/role_binding.yaml': stringify({
           ...binding,
           metadata: { name: 'manager-rolebinding' },
-          roleRef: { ...binding!.roleRef, name: 'manager-role' },
+          roleRef: { ...must(binding, 'binding').roleRef, name: 'manager-role' },
         }),
         'config/manager/manager.yaml': stringify({
           ...d,
@@ -210,12 +216,12 @@ describe('helm chart text', () => {
       const files = configOf(ns);
       const read = (p: string) => (p === 'dist/chart/Chart.yaml' ? 'name: fleet\n' : (files[p] ?? from.get(p)));
       const list = (d: string) => (d === 'config/rbac' ? ['role.yaml', 'role_binding.yaml'] : []);
-      const sync = chartSyncOf(config, read, list)!;
+      const sync = must(chartSyncOf(config, read, list), 'the chart sync');
       const out = new Map(
-        chartFilesFor(sync, { path: 'config/rbac/role.yaml', content: files['config/rbac/role.yaml']! }).map((f) => [
-          f.path,
-          f.text,
-        ]),
+        chartFilesFor(sync, {
+          path: 'config/rbac/role.yaml',
+          content: must(files['config/rbac/role.yaml'], 'config/rbac/role.yaml'),
+        }).map((f) => [f.path, f.text]),
       );
       for (const p of scoped) assert.equal(out.get(p) ?? from.get(p), to.get(p), `${p} (namespaced: ${ns})`);
     }

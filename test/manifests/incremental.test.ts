@@ -22,7 +22,9 @@ import { crdGenerator, type Generator, rbacGenerator, webhookGenerator } from '.
 import { textsUnder } from '../helpers/tree.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function put(dir: string, files: Record<string, string | null>): void {
   for (const [path, text] of Object.entries(files)) {

@@ -22,6 +22,8 @@ import { defaultManifestsStep } from '../../src/scaffolds/manifests-step.js';
 import { k8sModelSchema } from '../../src/schema/k8s/index.js';
 import { treeHash } from '../helpers/tree.js';
 import { kubeforgeIn, linkKubeforgeDependencies } from '../helpers/cli.js';
+import { must } from '../helpers/must.js';
+import type { Obj } from '../helpers/chart.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-k8sversion-'));
@@ -77,7 +79,7 @@ describe('--k8s-version values', () => {
       (e: unknown) => {
         const d = kf1097(e).diagnostics[0];
         assert.deepEqual([d.file, d.line], ['/p/package.json', 4]);
-        assert.match(d.hint!, /change --k8s-version in package\.json's "manifests" script to one of /);
+        assert.match(must(d.hint, 'd.hint'), /change --k8s-version in package\.json's "manifests" script to one of /);
         return true;
       },
     );
@@ -124,9 +126,8 @@ const kubeforge = (cwd: string, ...args: string[]) => kubeforgeIn(cwd, ...args);
 
 const CRD = 'config/crd/bases/k8s.golden.kubeforge.io_deployers.yaml';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const templateOf = (text: string): any =>
-  (parseAllDocuments(text)[0].toJS() as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties
+const templateOf = (text: string): Obj =>
+  (parseAllDocuments(text)[0].toJS() as Obj).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties
     .template;
 
 describe('kubeforge manifests --k8s-version (CLI)', () => {
@@ -135,7 +136,10 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     const newest = await kubeforge(dir, 'manifests', '--generator-version', 'test');
     assert.equal(newest.code, 0, newest.err);
     const newestTemplate = templateOf(readFileSync(join(dir, CRD), 'utf8'));
-    assert.deepEqual(newestTemplate, { ...k8sModelSchema('V1PodTemplateSpec')!, description: 'Pods to run.' });
+    assert.deepEqual(newestTemplate, {
+      ...must(k8sModelSchema('V1PodTemplateSpec'), "k8sModelSchema('V1PodTemplateSpec')"),
+      description: 'Pods to run.',
+    });
 
     const old = await kubeforge(dir, 'manifests', '--generator-version', 'test', '--k8s-version', `v${OLDEST}`);
     assert.equal(old.code, 0, old.err);
@@ -156,7 +160,7 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     assert.equal(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts.manifests, 'kubeforge manifests');
     const oldTemplate = templateOf(readFileSync(join(dir, CRD), 'utf8'));
     assert.deepEqual(oldTemplate, {
-      ...k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: OLDEST })!,
+      ...must(k8sModelSchema('V1PodTemplateSpec', { kubernetesVersion: OLDEST }), `V1PodTemplateSpec at ${OLDEST}`),
       description: 'Pods to run.',
     });
     assert.notDeepEqual(oldTemplate, newestTemplate, 'the minors differ in the pod template');
@@ -170,10 +174,13 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
     const types = 'src/api/v1/deployer_types.ts';
     tree.write(
       types,
-      tree.readText(types)!.replace('  ref?: V1ObjectReference;', '  ref?: V1ObjectReference;\n  replicas?: number;'),
+      must(tree.readText(types), types).replace(
+        '  ref?: V1ObjectReference;',
+        '  ref?: V1ObjectReference;\n  replicas?: number;',
+      ),
     );
     await defaultManifestsStep(tree, dir, new Reporter());
-    assert.deepEqual(templateOf(tree.readText(CRD)!), oldTemplate);
+    assert.deepEqual(templateOf(must(tree.readText(CRD), CRD)), oldTemplate);
 
     // A recorded minor kubeforge has no types of: located at PROJECT's key, or at an older
     // project's manifests script.
@@ -186,7 +193,7 @@ describe('kubeforge manifests --k8s-version (CLI)', () => {
       assert.equal(d.code, 'KF1098');
       assert.equal(d.file, projectPath);
       assert.equal(d.line, projectText.split('\n').findIndex((l) => l.includes('k8sVersion:')) + 1);
-      assert.match(d.hint!, /k8sVersion: "1\.\d+"/);
+      assert.match(must(d.hint, 'd.hint'), /k8sVersion: "1\.\d+"/);
       return true;
     });
     writeFileSync(projectPath, projectText);

@@ -24,6 +24,8 @@ import { TestEnvironment } from '../../src/testing/index.js';
 import { treeHash } from '../helpers/tree.js';
 import { serializeProject } from '../../src/project/index.js';
 import { kubeforgeIn, linkKubeforgeDependencies } from '../helpers/cli.js';
+import { must } from '../helpers/must.js';
+import type { Obj } from '../helpers/chart.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-maxdesc-'));
@@ -149,13 +151,14 @@ const PROJECT_TEXT = serializeProject({
   resources: [],
 });
 
-function crdOf(dir: string): any {
+function crdOf(dir: string): Obj {
   return parseAllDocuments(readFileSync(join(dir, CRD), 'utf8'))[0].toJS();
 }
 
 /** Every description of a schema, by its path. */
-function descriptions(schema: any, path = '', out: Record<string, string> = {}): Record<string, string> {
-  if (!schema || typeof schema !== 'object') return out;
+function descriptions(node: unknown, path = '', out: Record<string, string> = {}): Record<string, string> {
+  if (!node || typeof node !== 'object') return out;
+  const schema = node as Obj;
   if (typeof schema.description === 'string') out[path || '.'] = schema.description;
   for (const [k, v] of Object.entries(schema.properties ?? {})) descriptions(v, `${path}.${k}`, out);
   if (schema.items) descriptions(schema.items, `${path}[]`, out);
@@ -216,15 +219,13 @@ describe('kubeforge manifests --max-desc-len (CLI, real API server)', () => {
     const types = 'src/api/v1/ship_types.ts';
     tree.write(
       types,
-      tree
-        .readText(types)!
-        .replace(
-          '  crew?: int32;',
-          '  crew?: int32;\n  /** The port the ship calls at next, written by the navigator before every journey begins */\n  nextPort?: string;',
-        ),
+      must(tree.readText(types), types).replace(
+        '  crew?: int32;',
+        '  crew?: int32;\n  /** The port the ship calls at next, written by the navigator before every journey begins */\n  nextPort?: string;',
+      ),
     );
     await defaultManifestsStep(tree, dir, new Reporter());
-    const planned = parseAllDocuments(tree.readText(CRD)!)[0].toJS() as any;
+    const planned = parseAllDocuments(must(tree.readText(CRD), CRD))[0].toJS() as Obj;
     assert.equal(
       planned.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.nextPort.description,
       'The port the ship calls at next,...',

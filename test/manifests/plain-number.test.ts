@@ -8,10 +8,13 @@ import { after, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { analyzeProject } from './analyze-helper.js';
+import type { Obj } from '../helpers/chart.js';
 
 const repo = packageRoot();
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(types: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-number-'));
@@ -73,7 +76,7 @@ describe('a plain number field (KF3012)', () => {
     );
     assert.match(r.diagnostics[0].message, /field "size" of ThingSpec is a plain number/);
     assert.match(r.diagnostics[0].hint ?? '', /int32 or int64 from 'kubeforge\/markers'.*float64/);
-    const props = (r.crds[0] as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    const props = (r.crds[0] as Obj).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
     assert.deepEqual(props.size, { type: 'number' });
     assert.deepEqual(props.ratio, { type: 'number' }, 'float64 gives the same schema as number, quietly');
     assert.deepEqual(props.replicas, { format: 'int32', type: 'integer' });
@@ -111,7 +114,7 @@ export class Thing {
       r.diagnostics.map((d) => [d.severity, d.code, d.line, d.message.replace(/ is a plain number.*/, '')]),
       [['warning', 'KF3012', 14, 'field "plain" of ThingSpec']],
     );
-    const props = (r.crds[0] as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    const props = (r.crds[0] as Obj).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
     assert.deepEqual(props.typed, { type: 'integer' });
     assert.deepEqual(props.maybe, { nullable: true, type: 'integer' });
     assert.deepEqual(props.list, { items: { type: 'integer' }, type: 'array' });
@@ -127,8 +130,12 @@ export class Thing {
     const code = await run(['node', 'kubeforge', 'manifests', '--generator-version', 'test'], {
       cwd: dir,
       color: false,
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        err += t;
+      },
     });
     assert.equal(code, 0, err);
     assert.equal(err.match(/KF3012/g)?.length, 4);

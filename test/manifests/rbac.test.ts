@@ -4,6 +4,7 @@ import { Reporter } from '../../src/diagnostics/index.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
 import { generateRbac as generate } from '../../src/manifests/rbac.js';
 import { toYamlDocuments } from '../../src/manifests/yaml.js';
+import { must } from '../helpers/must.js';
 
 let line = 0;
 function rbac(args: MarkerUse<'Rbac'>['args'], target = 'CronJobReconciler'): MarkerUse<'Rbac'> {
@@ -211,6 +212,6 @@ describe('RBAC generator', () => {
       urls.diagnostics[0].message,
       /namespace-scoped \(PROJECT: namespaced: true\): manager-role is a Role in 'guestbook-system', and only a ClusterRole can grant URLs/,
     );
-    assert.match(urls.diagnostics[0].hint!, /roleName of its own/);
+    assert.match(must(urls.diagnostics[0].hint, 'urls.diagnostics[0].hint'), /roleName of its own/);
   });
 });

@@ -17,11 +17,10 @@ import { parsePrintColumnPath } from '../../src/manifests/crdcheck/jsonpath.js';
 import { RestClient } from '../../src/runtime/client/rest.js';
 import { StatusError } from '../../src/runtime/client/errors.js';
 import { installCRDs, TestEnvironment, type CRDObject } from '../../src/testing/index.js';
+import type { Obj } from '../helpers/chart.js';
 
 const root = process.env.KUBEFORGE_REPO_ROOT ?? process.cwd();
 const CORPUS_DIR = join(root, 'test/fixtures/real-crds');
-
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 interface Entry {
   project: string;

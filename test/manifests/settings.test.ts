@@ -23,6 +23,7 @@ import { K8S_NEWEST_VERSION, K8S_VERSIONS } from '../../src/manifests/k8s-versio
 import { ProjectFile, serializeProject } from '../../src/project/index.js';
 import { treeHash } from '../helpers/tree.js';
 import { kubeforgeIn, linkKubeforgeDependencies } from '../helpers/cli.js';
+import { must } from '../helpers/must.js';
 
 const repo = process.env.KUBEFORGE_REPO_ROOT ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const work = mkdtempSync(join(tmpdir(), 'kf-settings-'));
@@ -135,7 +136,7 @@ describe("PROJECT's manifests record", () => {
       const d = kf1098(text);
       assert.match(d.message, message, yaml);
       assert.match(d.message, new RegExp(`^PROJECT plugins\\.manifests\\.kubeforge\\.io/v1-alpha\\.${key} `), yaml);
-      assert.match(d.hint!, hint, yaml);
+      assert.match(must(d.hint, 'd.hint'), hint, yaml);
       assert.equal(d.file, '/p/PROJECT');
       assert.equal(d.line, lineOf(text, `${key}:`), yaml);
     }
@@ -153,11 +154,14 @@ describe("PROJECT's manifests record", () => {
   });
 
   it('records given options, the rest of PROJECT kept; nothing when PROJECT already says so', () => {
-    const once = projectWithSettings(BASE, 'PROJECT', { maxDescLen: 0 })!;
+    const once = must(projectWithSettings(BASE, 'PROJECT', { maxDescLen: 0 }), 'a changed PROJECT');
     assert.deepEqual(once.changed, { maxDescLen: 0 });
     assert.equal(once.text, withRecord('maxDescLen: 0'));
     assert.equal(projectWithSettings(once.text, 'PROJECT', { maxDescLen: 0 }), undefined);
-    const twice = projectWithSettings(once.text, 'PROJECT', { k8sVersion: OLDEST, maxDescLen: 0 })!;
+    const twice = must(
+      projectWithSettings(once.text, 'PROJECT', { k8sVersion: OLDEST, maxDescLen: 0 }),
+      'a changed PROJECT',
+    );
     assert.deepEqual(twice.changed, { k8sVersion: OLDEST });
     assert.equal(twice.text, withRecord(`k8sVersion: "${OLDEST}"\nmaxDescLen: 0`));
     assert.equal(

@@ -13,7 +13,9 @@ import { DiskHost } from '../../src/machinery/host.js';
 import { Tree } from '../../src/machinery/tree.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-sinks-'));

@@ -8,9 +8,12 @@ import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyzeProject } from './analyze-helper.js';
 import { markerUses } from '../../src/analysis/analyze.js';
+import type { Obj } from '../helpers/chart.js';
 
 const made: string[] = [];
-after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'kf-unread-'));
@@ -131,7 +134,7 @@ export namespace parts {
 `,
     });
     assert.deepEqual(list, []);
-    const props = (r.crds[0] as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    const props = (r.crds[0] as Obj).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
     assert.deepEqual(props.n, { maximum: 3, type: 'number' });
   });
 });

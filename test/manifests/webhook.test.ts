@@ -4,6 +4,7 @@ import { Reporter } from '../../src/diagnostics/index.js';
 import type { MarkerUse } from '../../src/manifests/markeruse.js';
 import { generateWebhooks as generate } from '../../src/manifests/webhook.js';
 import { toYamlDocuments } from '../../src/manifests/yaml.js';
+import { must } from '../helpers/must.js';
 
 let line = 0;
 function use<N extends 'Webhook' | 'WebhookConfiguration'>(
@@ -198,7 +199,13 @@ webhooks:
     );
     assert.match(at(1), /`url` or `path` is required/);
     assert.match(
-      diagnostics.find((d) => d.line === uses[1].line)!.hint!,
+      must(
+        must(
+          diagnostics.find((d) => d.line === uses[1].line),
+          'a diagnostic on the second marker',
+        ).hint,
+        'the hint of that diagnostic',
+      ),
       /path: '\/mutate-batch-tutorial-kubebuilder-io-v1-<kind>'/,
     );
     assert.match(at(2), /reinvocationPolicy applies to mutating webhooks only/);

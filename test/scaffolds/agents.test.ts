@@ -11,6 +11,7 @@ import { MemoryHost } from '../../src/machinery/index.js';
 import * as markers from '../../src/markers/index.js';
 import * as runtime from '../../src/runtime/index.js';
 import { runInit } from '../../src/scaffolds/init.js';
+import { must } from '../helpers/must.js';
 
 async function agents(multigroup: boolean): Promise<{ agents: string; makefile: string }> {
   const host = new MemoryHost();
@@ -19,8 +20,8 @@ async function agents(multigroup: boolean): Promise<{ agents: string; makefile: 
     { cwd: '/projects/guestbook', host, out: () => {}, err: () => {} },
   );
   return {
-    agents: host.files.get('AGENTS.md')!.toString('utf8'),
-    makefile: host.files.get('Makefile')!.toString('utf8'),
+    agents: must(host.files.get('AGENTS.md'), 'AGENTS.md').toString('utf8'),
+    makefile: must(host.files.get('Makefile'), 'Makefile').toString('utf8'),
   };
 }
 
@@ -29,8 +30,12 @@ async function help(command: string[]): Promise<string> {
   const code = await run(['node', 'kubeforge', ...command, '--help'], {
     cwd: '/',
     color: false,
-    out: (t) => void (out += t),
-    err: (t) => void (out += t),
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      out += t;
+    },
   });
   assert.equal(code, 0, `${command.join(' ')} --help`);
   return out;
@@ -59,9 +64,9 @@ describe('AGENTS.md', () => {
 
   it('names only make targets of the Makefile, flags of the CLI, and exports of kubeforge/markers and kubeforge/runtime', async () => {
     const { agents: text, makefile } = await agents(false);
-    const targets = new Set([...makefile.matchAll(/^([\w-]+):/gm)].map((m) => m[1]!));
+    const targets = new Set([...makefile.matchAll(/^([\w-]+):/gm)].map((m) => m[1]));
     const made = [...text.matchAll(/`make ([\w-]+)/g), ...text.matchAll(/^make ([\w-]+(?: [\w-]+)*)/gm)].flatMap((m) =>
-      m[1]!.split(' ').filter((w) => /^[a-z][\w-]*$/.test(w)),
+      m[1].split(' ').filter((w) => /^[a-z][\w-]*$/.test(w)),
     );
     assert.ok(made.length > 10);
     for (const t of made) assert.ok(targets.has(t), `make ${t}`);
@@ -70,12 +75,12 @@ describe('AGENTS.md', () => {
     const commands = lines.flatMap((l) => [...l.matchAll(/npx kubeforge ([a-z][a-z ]*?)(?= --|`|$| #)(.*)/g)]);
     assert.ok(commands.length >= 9);
     for (const m of commands) {
-      const words = m[1]!.trim().split(' ');
+      const words = m[1].trim().split(' ');
       const usage = await help(words);
       for (const flag of (m[2] ?? '').match(/--[a-z][\w-]*/g) ?? [])
         assert.ok(usage.includes(flag), `kubeforge ${words.join(' ')} ${flag}`);
     }
-    for (const d of new Set([...text.matchAll(/`@([A-Z]\w+)/g)].map((m) => m[1]!)))
+    for (const d of new Set([...text.matchAll(/`@([A-Z]\w+)/g)].map((m) => m[1])))
       assert.equal(typeof (markers as Record<string, unknown>)[d], 'function', `@${d} from kubeforge/markers`);
     for (const f of [
       'setStatusCondition',

@@ -22,7 +22,9 @@ async function kubeforge(cwd: string, args: string[]): Promise<void> {
     cwd,
     color: false,
     out: () => {},
-    err: (t) => void (err += t),
+    err: (t) => {
+      err += t;
+    },
   });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
 }
@@ -42,7 +44,7 @@ const CASES: {
   name: string;
   init?: string[];
   apis: string[][];
-  then?: string[][];
+  later?: string[][];
   files?: string[] /** [file, what it must hold] */;
   contains?: [string, RegExp][];
 }[] = [
@@ -77,7 +79,7 @@ const CASES: {
       ['--group', 'foo.policy', '--version', 'v1', '--kind', 'HealthCheckPolicy', '--make=true'],
       ['--group', 'example.com', '--version', 'v1alpha1', '--kind', 'Memcached', '--make=true'],
     ],
-    then: [
+    later: [
       [
         'create',
         'webhook',
@@ -109,7 +111,7 @@ const CASES: {
   {
     name: 'edit --namespaced on a project with a controller and a webhook wired in main.ts',
     apis: [['--group', 'batch', '--version', 'v1', '--kind', 'CronJob']],
-    then: [
+    later: [
       ['create', 'webhook', '--group', 'batch', '--version', 'v1', '--kind', 'CronJob', '--defaulting', '--make=false'],
       ['edit', '--namespaced', '--make=false'],
     ],
@@ -280,7 +282,7 @@ describe('create api output type-checks (tsc --noEmit, strict)', () => {
           'api',
           ...(api.some((a) => a.startsWith('--make')) ? api : [...api, '--make=false']),
         ]);
-      for (const command of c.then ?? []) await kubeforge(dir, command);
+      for (const command of c.later ?? []) await kubeforge(dir, command);
       for (const file of c.files ?? []) assert.ok(existsSync(join(dir, file)), `${file} was written`);
       for (const [file, pattern] of c.contains ?? [])
         assert.match(readFileSync(join(dir, file), 'utf8'), pattern, file);

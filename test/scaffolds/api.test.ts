@@ -9,6 +9,7 @@ import { uncommentCrd } from '../../src/scaffolds/api-wiring.js';
 import { apiNames } from '../../src/scaffolds/resource-names.js';
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
+import { must } from '../helpers/must.js';
 
 const CWD = '/projects/guestbook';
 const quiet = { out: () => {}, err: () => {} };
@@ -45,7 +46,9 @@ async function createApi(host: MemoryHost, options: CreateApiOptions) {
 /** The files a run created or updated, with their new text. */
 function written(changes: readonly Change[]): Record<string, string> {
   return Object.fromEntries(
-    changes.filter((c) => c.kind !== 'delete').map((c) => [c.path, c.content!.toString('utf8')]),
+    changes
+      .filter((c) => c.kind !== 'delete')
+      .map((c) => [c.path, must(c.content, `the content of ${c.path}`).toString('utf8')]),
   );
 }
 
@@ -210,7 +213,7 @@ describe('kubeforge create api (golden files)', () => {
       ),
       'no roles, samples or CRD for an external Kind',
     );
-    const project = parseProject(host.read('PROJECT')!.toString());
+    const project = parseProject(must(host.read('PROJECT'), 'PROJECT').toString());
     assert.deepEqual(project.resources[0], {
       controllers: [{ name: 'certificate' }, { name: 'certificate-audit' }],
       domain: 'io',
@@ -220,7 +223,10 @@ describe('kubeforge create api (golden files)', () => {
       path: 'src/external/certmanager/v1.ts',
       version: 'v1',
     });
-    assert.equal(JSON.parse(host.read('package.json')!.toString()).dependencies['@acme/cert-manager-types'], '1.2.0');
+    assert.equal(
+      JSON.parse(must(host.read('package.json'), 'package.json').toString()).dependencies['@acme/cert-manager-types'],
+      '1.2.0',
+    );
   });
 
   it('--dry-run prints the same plan and writes nothing', async () => {
@@ -253,7 +259,7 @@ describe('kubeforge create api (idempotence)', () => {
     const host = await initialised();
     await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
     await createApi(host, { group: 'batch', version: 'v1', kind: 'Fleet' });
-    const main = host.read('src/main.ts')!.toString();
+    const main = must(host.read('src/main.ts'), 'src/main.ts').toString();
     assert.equal(main.match(/import \{ CronJobReconciler \}/g)?.length, 1);
     assert.equal(
       main.match(
@@ -262,17 +268,17 @@ describe('kubeforge create api (idempotence)', () => {
       1,
     );
     assert.ok(main.indexOf('new CronJobReconciler') < main.indexOf('new FleetReconciler'), 'creation order');
-    const rbac = host.read('config/rbac/kustomization.yaml')!.toString();
+    const rbac = must(host.read('config/rbac/kustomization.yaml'), 'config/rbac/kustomization.yaml').toString();
     assert.match(
       rbac,
       /- cronjob_admin_role\.yaml\n- cronjob_editor_role\.yaml\n- cronjob_viewer_role\.yaml\n- fleet_admin_role\.yaml/,
     );
-    const project = parseProject(host.read('PROJECT')!.toString());
+    const project = parseProject(must(host.read('PROJECT'), 'PROJECT').toString());
     assert.deepEqual(
       project.resources.map((r) => r.kind),
       ['CronJob', 'Fleet'],
     );
-    const crd = host.read('config/crd/kustomization.yaml')!.toString();
+    const crd = must(host.read('config/crd/kustomization.yaml'), 'config/crd/kustomization.yaml').toString();
     assert.match(
       crd,
       /- bases\/batch\.example\.com_cronjobs\.yaml\n- bases\/batch\.example\.com_fleets\.yaml\n# \+kubebuilder:scaffold:crdkustomizeresource/,
@@ -289,7 +295,7 @@ describe('kubeforge create api (idempotence)', () => {
     assert.ok(!paths.some((p) => p.includes('controller') || p.endsWith('src/main.ts')), paths.join('\n'));
     assert.ok(paths.includes('create config/samples/batch_v2_cronjob.yaml'));
     // The CRD file is per group-kind: listed once.
-    const crd = host.read('config/crd/kustomization.yaml')!.toString();
+    const crd = must(host.read('config/crd/kustomization.yaml'), 'config/crd/kustomization.yaml').toString();
     assert.equal(crd.match(/batch\.example\.com_cronjobs\.yaml/g)?.length, 1);
     await expectDiagnostics(createApi(host, { group: 'batch', version: 'v3', kind: 'CronJob' }), ['KF1044']);
   });
@@ -297,7 +303,7 @@ describe('kubeforge create api (idempotence)', () => {
   it('--resource=false adds a controller to an API created without one', async () => {
     const host = await initialised();
     await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', controller: false });
-    assert.ok(!host.read('src/main.ts')!.toString().includes('CronJobReconciler'));
+    assert.ok(!must(host.read('src/main.ts'), 'src/main.ts').toString().includes('CronJobReconciler'));
     const { result } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', resource: false });
     assert.deepEqual(
       result.changes.map((c) => `${c.kind} ${c.path}`),
@@ -308,7 +314,7 @@ describe('kubeforge create api (idempotence)', () => {
         'create test/controller/cronjob_controller.both.test.ts',
       ],
     );
-    const entry = parseProject(host.read('PROJECT')!.toString()).resources[0];
+    const entry = parseProject(must(host.read('PROJECT'), 'PROJECT').toString()).resources[0];
     assert.deepEqual(entry, {
       api: { crdVersion: 'v1', namespaced: true },
       controller: true,
@@ -423,7 +429,7 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
   it('no PROJECT file: "run kubeforge init first"', async () => {
     const host = new MemoryHost({ 'README.md': 'hello\n' });
     const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1040']);
-    assert.match(e.diagnostics[0].hint!, /run kubeforge init first/);
+    assert.match(must(e.diagnostics[0].hint, 'e.diagnostics[0].hint'), /run kubeforge init first/);
     assert.deepEqual(host.snapshot(), { 'README.md': 'hello\n' });
   });
 
@@ -431,7 +437,9 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     const host = await initialised();
     host.files.set(
       'PROJECT',
-      Buffer.from(host.read('PROJECT')!.toString().replace('typescript.kubeforge.io/v1', 'go.kubebuilder.io/v4')),
+      Buffer.from(
+        must(host.read('PROJECT'), 'PROJECT').toString().replace('typescript.kubeforge.io/v1', 'go.kubebuilder.io/v4'),
+      ),
     );
     const before = new Map(host.files);
     const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1049']);
@@ -453,8 +461,8 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
       ['PROJECT', 11],
       'located at the entry (the resource line after the header, cliVersion, domain and layout)',
     );
-    assert.equal(host.read('PROJECT')!.toString().split('\n')[10], '- api:');
-    assert.match(e.diagnostics[0].hint!, /--force/);
+    assert.equal(must(host.read('PROJECT'), 'PROJECT').toString().split('\n')[10], '- api:');
+    assert.match(must(e.diagnostics[0].hint, 'e.diagnostics[0].hint'), /--force/);
     assert.deepEqual(host.files, before);
   });
 
@@ -467,7 +475,7 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
       ['KF1048'],
     );
     assert.match(plural.diagnostics[0].message, /resource name "cronjobs", which CronJob/);
-    assert.match(plural.diagnostics[0].hint!, /--plural/);
+    assert.match(must(plural.diagnostics[0].hint, 'plural.diagnostics[0].hint'), /--plural/);
     const spec = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJobSpec' }), [
       'KF1048',
     ]);
@@ -484,7 +492,7 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
     const before = new Map(host.files);
     const e = await expectDiagnostics(createApi(host, { group: 'apps', version: 'v1', kind: 'Web' }), ['KF1043']);
-    assert.match(e.diagnostics[0].hint!, /multigroup: true/);
+    assert.match(must(e.diagnostics[0].hint, 'e.diagnostics[0].hint'), /multigroup: true/);
     assert.deepEqual(host.files, before);
   });
 
@@ -496,12 +504,17 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     assert.equal(e.diagnostics[0].file, 'src/api/v1/cronjob_types.ts');
     assert.deepEqual(host.files, before);
     await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob', force: true });
-    assert.match(host.read('src/api/v1/cronjob_types.ts')!.toString(), /export class CronJob \{/);
+    assert.match(
+      must(host.read('src/api/v1/cronjob_types.ts'), 'src/api/v1/cronjob_types.ts').toString(),
+      /export class CronJob \{/,
+    );
   });
 
   it('a removed insertion marker in src/main.ts is located (KF1201); nothing written', async () => {
     const host = await initialised();
-    const main = host.read('src/main.ts')!.toString().replace('  // +kubebuilder:scaffold:builder\n', '');
+    const main = must(host.read('src/main.ts'), 'src/main.ts')
+      .toString()
+      .replace('  // +kubebuilder:scaffold:builder\n', '');
     host.files.set('src/main.ts', Buffer.from(main));
     const before = new Map(host.files);
     const e = await expectDiagnostics(createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' }), ['KF1201']);
@@ -524,7 +537,10 @@ describe('kubeforge create api (bad input: clear message, nothing written)', () 
     host.files.set('config/default/kustomization.yaml', Buffer.from('resources:\n- ../rbac\n'));
     const { err } = await createApi(host, { group: 'batch', version: 'v1', kind: 'CronJob' });
     assert.match(err, /warning: config\/default\/kustomization\.yaml: no "#- \.\.\/crd" line/);
-    assert.equal(host.read('config/default/kustomization.yaml')!.toString(), 'resources:\n- ../rbac\n');
+    assert.equal(
+      must(host.read('config/default/kustomization.yaml'), 'config/default/kustomization.yaml').toString(),
+      'resources:\n- ../rbac\n',
+    );
   });
 });
 
@@ -653,12 +669,16 @@ describe('kubeforge create api --plugins deploy-image (bad input: located messag
     const host = await initialised();
     host.files.set(
       'config/manager/manager.yaml',
-      Buffer.from(host.read('config/manager/manager.yaml')!.toString().replace('name: manager', 'name: operator')),
+      Buffer.from(
+        must(host.read('config/manager/manager.yaml'), 'config/manager/manager.yaml')
+          .toString()
+          .replace('name: manager', 'name: operator'),
+      ),
     );
     const before = new Map(host.files);
     const e = await expectDiagnostics(createApi(host, { ...PLUGIN, image: 'memcached' }), ['KF1089']);
     assert.equal(e.diagnostics[0].file, 'config/manager/manager.yaml');
-    assert.match(e.diagnostics[0].hint!, /- name: MEMCACHED_IMAGE\n {4}value: memcached/);
+    assert.match(must(e.diagnostics[0].hint, 'e.diagnostics[0].hint'), /- name: MEMCACHED_IMAGE\n {4}value: memcached/);
     assert.deepEqual(host.files, before);
   });
 });
@@ -680,7 +700,7 @@ describe('kubeforge create api --plugins deploy-image (manager.yaml and PROJECT)
       plugins: ['deploy-image'],
       image: 'redis:7',
     });
-    const manager = () => host.read('config/manager/manager.yaml')!.toString();
+    const manager = () => must(host.read('config/manager/manager.yaml'), 'config/manager/manager.yaml').toString();
     assert.match(
       manager(),
       /^ {8}name: manager\n {8}env:\n {8}- name: REDIS_IMAGE\n {10}value: redis:7\n {8}- name: MEMCACHED_IMAGE\n {10}value: memcached:1\.6\n {8}ports:/m,
@@ -698,7 +718,7 @@ describe('kubeforge create api --plugins deploy-image (manager.yaml and PROJECT)
       'update config/manager/manager.yaml',
     ]);
     assert.match(manager(), /- name: MEMCACHED_IMAGE\n {10}value: memcached:1\.7\n/);
-    const project = parseProject(host.read('PROJECT')!.toString());
+    const project = parseProject(must(host.read('PROJECT'), 'PROJECT').toString());
     const plugins = project.extra?.plugins as Record<
       string,
       { resources: { kind: string; options: { image: string } }[] }
@@ -731,7 +751,7 @@ describe('kubeforge init --force in a project with Kinds of the deploy-image plu
       plugins: ['deploy-image'],
       image: 'redis:7',
     });
-    const manager = host.read('config/manager/manager.yaml')!.toString();
+    const manager = must(host.read('config/manager/manager.yaml'), 'config/manager/manager.yaml').toString();
     await runInit(
       {
         domain: 'example.com',
@@ -742,7 +762,7 @@ describe('kubeforge init --force in a project with Kinds of the deploy-image plu
       },
       { cwd: CWD, host, ...quiet },
     );
-    assert.equal(host.read('config/manager/manager.yaml')!.toString(), manager);
+    assert.equal(must(host.read('config/manager/manager.yaml'), 'config/manager/manager.yaml').toString(), manager);
   });
 });
 
@@ -756,7 +776,7 @@ describe('kubeforge create api (Kinds named like a name of the scaffolded files)
     // The test's own names: `api` (startTestAPI's server) and its type TestAPI.
     await createApi(host, { group: 'batch', version: 'v1', kind: 'Api' });
     await createApi(host, { group: 'batch', version: 'v1', kind: 'TestAPI' });
-    const read = (path: string) => host.read(path)!.toString('utf8');
+    const read = (path: string) => must(host.read(path), path).toString('utf8');
     const types = read('src/api/v1/v1condition_types.ts');
     assert.match(
       types,
@@ -834,7 +854,7 @@ describe('kubeforge create api (controllers for built-in Kinds)', () => {
 describe('kubeforge create api (names)', () => {
   it('the default plural is the one kubeforge manifests derives', async () => {
     const host = await initialised();
-    const config = parseProject(host.read('PROJECT')!.toString());
+    const config = parseProject(must(host.read('PROJECT'), 'PROJECT').toString());
     for (const kind of ['CronJob', 'Policy', 'Bus', 'Status', 'Person', 'Box', 'Leaf', 'Data']) {
       const names = apiNames(config, { group: 'batch', version: 'v1', kind, namespaced: true });
       assert.equal(names.plural, pluralize(kind.toLowerCase()), kind);
@@ -857,7 +877,10 @@ describe('kubeforge create api (names)', () => {
     assert.match(files['src/api/v1/person_types.ts'], /static readonly plural = 'persons';/);
     assert.match(files['config/rbac/person_editor_role.yaml'], /- persons\/status/);
     assert.match(files['src/controller/person_controller.ts'], /resources: \['persons'\]/);
-    assert.match(host.read('config/crd/kustomization.yaml')!.toString(), /- bases\/batch\.example\.com_persons\.yaml/);
+    assert.match(
+      must(host.read('config/crd/kustomization.yaml'), 'config/crd/kustomization.yaml').toString(),
+      /- bases\/batch\.example\.com_persons\.yaml/,
+    );
     // Scaffolding again without --plural keeps the recorded one.
     const again = await createApi(host, { group: 'batch', version: 'v1', kind: 'Person', force: true });
     assert.deepEqual(again.result.changes, []);
@@ -869,12 +892,15 @@ describe('kubeforge create api (names)', () => {
     const files = written(result.changes);
     assert.match(files['src/api/v1/groupversion.ts'], /group: 'example\.com', version: 'v1'/);
     assert.ok(files['config/samples/v1_widget.yaml']);
-    assert.match(host.read('config/crd/kustomization.yaml')!.toString(), /- bases\/example\.com_widgets\.yaml/);
+    assert.match(
+      must(host.read('config/crd/kustomization.yaml'), 'config/crd/kustomization.yaml').toString(),
+      /- bases\/example\.com_widgets\.yaml/,
+    );
   });
 
   it('uncommentCrd switches on "#- ../crd" once and only that line', () => {
     const text = 'resources:\n# [CRD] note\n#- ../crd\n- ../rbac\n#- ../crd-extra\n';
-    const once = uncommentCrd(text)!;
+    const once = must(uncommentCrd(text), 'uncommentCrd(text)');
     assert.equal(once, 'resources:\n# [CRD] note\n- ../crd\n- ../rbac\n#- ../crd-extra\n');
     assert.equal(uncommentCrd(once), once);
     assert.equal(uncommentCrd('resources:\n- ../rbac\n'), undefined);

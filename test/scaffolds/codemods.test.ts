@@ -12,6 +12,7 @@ import { MANAGER_RENAMES } from '../../src/runtime/manager/manager.js';
 import { CONTROLLER_RENAMES } from '../../src/runtime/controller/controller.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { ts } from '../../src/util/typescript.cjs';
+import { must } from '../helpers/must.js';
 
 const root = packageRoot();
 const surface = (name: string) =>
@@ -155,7 +156,7 @@ function typeErrors(text: string): string[] {
       return ts.resolveModuleName(lit.text, containing, opts, host);
     });
   const program = ts.createProgram([file], options, host);
-  const sf = program.getSourceFile(file)!;
+  const sf = must(program.getSourceFile(file), 'program.getSourceFile(file)');
   return [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)].map((d) =>
     ts.flattenDiagnosticMessageText(d.messageText, '\n'),
   );

@@ -126,7 +126,7 @@ while [ $# -gt 0 ]; do case "$1" in -o|-fsSLo) out="$2"; shift 2;; -*) shift;; *
 if [ -z "$out" ]; then echo v1.35.0; exit 0; fi
 printf '#!/bin/bash\\necho "%s $*"\\n' "$(basename "$out")" > "$out"`,
     );
-    stub('basename', 'echo "${1##*/}"');
+    stub('basename', `echo "\${1##*/}"`);
     stub('npm', 'case "$1" in --version) echo 10.0.0;; esac');
     stub('npx', 'exit 1');
     stub('make', '');

@@ -19,6 +19,7 @@ import YAML from 'yaml';
 import { analyzeProject } from '../manifests/analyze-helper.js';
 import { run } from '../../src/cli/index.js';
 import { pascal, readCrdText, singular, typesFromCrd } from '../../src/scaffolds/from-crd.js';
+import { must } from '../helpers/must.js';
 
 type Obj = Record<string, unknown>;
 
@@ -78,7 +79,7 @@ describe('from-crd: schema to classes', () => {
       { file: 'w.yaml' },
     );
     assert.deepEqual(r.problems, []);
-    const text = r.versions[0]!.text;
+    const text = r.versions[0].text;
     assert.match(text, /spec\?: WidgetSpec;/);
     assert.match(text, /solvers\?: WidgetSolver\[\];/);
     assert.match(text, /owner\?: WidgetOwner;/);
@@ -96,17 +97,17 @@ describe('from-crd: schema to classes', () => {
       },
     });
     const versions = (crd.spec as { versions: Obj[] }).versions;
-    (versions[0]!.schema as { openAPIV3Schema: { properties: Obj } }).openAPIV3Schema.properties.status = {
+    (versions[0].schema as { openAPIV3Schema: { properties: Obj } }).openAPIV3Schema.properties.status = {
       type: 'object',
       properties: { foo: { type: 'object', properties: { b: { type: 'integer' } } } },
     };
-    const text = typesFromCrd(crd, { file: 'w.yaml' }).versions[0]!.text;
+    const text = typesFromCrd(crd, { file: 'w.yaml' }).versions[0].text;
     assert.match(text, /the secret\.\n {3}\*\/\n {2}secretRef\?: WidgetSecretRef;/);
     assert.match(text, /the token\.\n {3}\*\/\n {2}tokenRef\?: WidgetSecretRef;/);
     assert.equal(text.match(/^export class WidgetSecretRef /gm)?.length, 1);
     assert.match(text, /^export class WidgetFoo \{\n {2}a\?: string;/m);
     assert.match(text, /^export class WidgetStatusFoo \{\n {2}b\?: int;/m);
-    assert.equal(typesFromCrd(crd, { file: 'w.yaml' }).versions[0]!.text, text, 'deterministic');
+    assert.equal(typesFromCrd(crd, { file: 'w.yaml' }).versions[0].text, text, 'deterministic');
   });
 
   it('puts markers on fields, and on a named type where items need them', () => {
@@ -129,7 +130,7 @@ describe('from-crd: schema to classes', () => {
       { file: 'w.yaml' },
     );
     assert.deepEqual(r.problems, []);
-    const text = r.versions[0]!.text;
+    const text = r.versions[0].text;
     assert.match(
       text,
       /\/\*\*\n {3}\* mode says how\.\n {3}\*\/\n {2}@Enum\('A', 'B'\)\n {2}@Default\('A'\)\n {2}mode!: 'A' \| 'B';/,
@@ -173,7 +174,7 @@ describe('from-crd: schema to classes', () => {
     assert.match(warnings.join('\n'), /openAPIV3Schema\.spec\.note: .*two blank lines in a row/);
     // apiVersion, kind and metadata are kubeforge's to write: a CRD that says otherwise is told.
     const bare = crdOf({ type: 'object' });
-    const root = ((bare.spec as { versions: Obj[] }).versions[0]!.schema as { openAPIV3Schema: { properties: Obj } })
+    const root = ((bare.spec as { versions: Obj[] }).versions[0].schema as { openAPIV3Schema: { properties: Obj } })
       .openAPIV3Schema;
     delete root.properties.apiVersion;
     root.properties.metadata = { type: 'object', properties: { name: { type: 'string', maxLength: 63 } } };
@@ -188,11 +189,11 @@ describe('from-crd: schema to classes', () => {
 
   it('reads one CRD of a file, or the one --kind names; refuses other files', () => {
     const two = `${YAML.stringify(crdOf({ type: 'object' }))}---\n${YAML.stringify({ ...crdOf({ type: 'object' }), spec: { ...(crdOf({}).spec as Obj), names: { kind: 'Gadget', plural: 'gadgets' } } })}`;
-    assert.match(readCrdText(two, 'two.yaml').problems[0]!.message, /holds several CRDs \(Widget, Gadget\)/);
+    assert.match(readCrdText(two, 'two.yaml').problems[0].message, /holds several CRDs \(Widget, Gadget\)/);
     assert.equal(readCrdText(two, 'two.yaml', 'Gadget').crd?.spec && 'ok', 'ok');
-    assert.match(readCrdText('kind: ConfigMap\n', 'cm.yaml').problems[0]!.message, /holds no CustomResourceDefinition/);
+    assert.match(readCrdText('kind: ConfigMap\n', 'cm.yaml').problems[0].message, /holds no CustomResourceDefinition/);
     const v1beta1 = YAML.stringify({ ...crdOf({}), apiVersion: 'apiextensions.k8s.io/v1beta1' });
-    assert.match(readCrdText(v1beta1, 'old.yaml').problems[0]!.message, /kubeforge imports apiextensions.k8s.io\/v1/);
+    assert.match(readCrdText(v1beta1, 'old.yaml').problems[0].message, /kubeforge imports apiextensions.k8s.io\/v1/);
   });
 });
 
@@ -254,7 +255,7 @@ describe('from-crd: round trip of the constructs the real corpus rarely uses', (
       subresources: { status: {}, scale: { specReplicasPath: '.spec.count', statusReplicasPath: '.status.count' } },
       additionalPrinterColumns: [{ name: 'Count', type: 'integer', jsonPath: '.spec.count', priority: 1 }],
     });
-    const schema = ((crd.spec as { versions: Obj[] }).versions[0]!.schema as { openAPIV3Schema: Obj }).openAPIV3Schema;
+    const schema = ((crd.spec as { versions: Obj[] }).versions[0].schema as { openAPIV3Schema: Obj }).openAPIV3Schema;
     schema.description = 'Widget is a test of rare constructs.';
     schema.required = ['metadata', 'spec']; // metadata required: @Required() on the Kind's metadata
     schema.properties = {
@@ -273,8 +274,8 @@ describe('from-crd: round trip of the constructs the real corpus rarely uses', (
         join(dir, 'groupversion.ts'),
         "import { defineGroupVersion } from 'kubeforge/markers';\n\nexport const groupVersion = defineGroupVersion({ group: 'shop.example.com', version: 'v1' });\n",
       );
-      writeFileSync(join(dir, 'widget_types.ts'), imported.versions[0]!.text);
-      assert.match(imported.versions[0]!.text, /@Required\(\)\n {2}metadata\?: V1ObjectMeta;/);
+      writeFileSync(join(dir, 'widget_types.ts'), imported.versions[0].text);
+      assert.match(imported.versions[0].text, /@Required\(\)\n {2}metadata\?: V1ObjectMeta;/);
       const result = await analyzeProject({ projectDir: work, generatorVersion: 'v0.0.0-test' });
       assert.deepEqual(
         result.diagnostics.filter((d) => d.severity === 'error'),
@@ -299,8 +300,12 @@ describe('create api --from-crd on disk', () => {
     const code = await run(['node', 'kubeforge', ...args], {
       cwd: dir,
       color: false,
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        err += t;
+      },
     });
     return { code, err, out };
   }
@@ -348,7 +353,7 @@ describe('create api --from-crd on disk', () => {
       /@Resource\(\{ shortName: \['wd'\] \}\)/,
     );
     const written = YAML.parse(readFileSync(join(dir, 'config/crd/bases/shop.example.com_widgets.yaml'), 'utf8'));
-    const version = ((crd.spec as Obj).versions as Obj[])[0]!;
+    const version = ((crd.spec as Obj).versions as Obj[])[0];
     assert.deepEqual(written.spec.names, (crd.spec as Obj).names);
     assert.deepEqual(written.spec.versions[0].subresources, version.subresources);
     assert.deepEqual(
@@ -384,7 +389,10 @@ describe('create api --from-crd on disk', () => {
         /import type \{ Gadget as GadgetObject \} from '\.\.\/external\/acme\/v1\.js';/,
       );
       const project = YAML.parse(readFileSync(join(dir, 'PROJECT'), 'utf8')) as { resources: Obj[] };
-      const entry = project.resources.find((e) => e.kind === 'Gadget')!;
+      const entry = must(
+        project.resources.find((e) => e.kind === 'Gadget'),
+        'the Gadget resource in PROJECT',
+      );
       assert.deepEqual(
         [entry.external, entry.group, entry.domain, entry.path],
         [true, 'gadgets', 'acme.io', 'src/external/acme/v1.ts'],
@@ -429,8 +437,12 @@ describe('create api --from-crd on disk', () => {
         const code = await run(['node', 'kubeforge', ...args], {
           cwd: multi,
           color: false,
-          out: (t) => void (out += t),
-          err: (t) => void (err += t),
+          out: (t) => {
+            out += t;
+          },
+          err: (t) => {
+            err += t;
+          },
         });
         return { code, err, out };
       };

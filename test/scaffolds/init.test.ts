@@ -9,6 +9,7 @@ import { isBinary, MemoryHost } from '../../src/machinery/index.js';
 import { type InitOptions, npmInstall, planInit, runInit } from '../../src/scaffolds/init.js';
 import { packageRoot, packageVersion } from '../../src/util/package-root.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
+import { must } from '../helpers/must.js';
 
 const VERSION = packageVersion();
 
@@ -101,7 +102,7 @@ describe('kubeforge init (golden trees)', () => {
     const a = await scaffold(CASES[0].options, '/x/guestbook');
     const b = await scaffold(CASES[0].options, '/y/guestbook');
     assert.deepEqual([...a.host.files.keys()], [...b.host.files.keys()]);
-    for (const [k, v] of a.host.files) assert.ok(v.equals(b.host.files.get(k)!), k);
+    for (const [k, v] of a.host.files) assert.ok(v.equals(must(b.host.files.get(k), k)), k);
     const tgz = [...a.host.files.keys()].filter((k) => k.startsWith('.kubeforge/'));
     assert.equal(tgz.length, 1);
     assert.match(tgz[0], new RegExp(`^\\.kubeforge/kubeforge-${VERSION.replace(/\./g, '\\.')}-[0-9a-f]{8}\\.tgz$`));
@@ -114,7 +115,7 @@ describe('kubeforge init (golden trees)', () => {
     const absolute = new RegExp(`/somewhere|${checkout}|/root/`);
     for (const [k, v] of host.files) if (!isBinary(v)) assert.doesNotMatch(v.toString('utf8'), absolute, k);
     const linked = await scaffold({ domain: 'example.com', kubeforgeSource: 'link' }, '/somewhere/guestbook');
-    const pkg = JSON.parse(linked.host.read('package.json')!.toString('utf8')) as {
+    const pkg = JSON.parse(must(linked.host.read('package.json'), 'package.json').toString('utf8')) as {
       dependencies: Record<string, string>;
     };
     assert.match(pkg.dependencies.kubeforge, /^file:\.\.\//);
@@ -123,12 +124,15 @@ describe('kubeforge init (golden trees)', () => {
       [...linked.host.files.keys()].some((k) => k.startsWith('.kubeforge/')),
       false,
     );
-    assert.doesNotMatch(linked.host.read('Dockerfile')!.toString('utf8'), /\.kubeforge/);
+    assert.doesNotMatch(must(linked.host.read('Dockerfile'), 'Dockerfile').toString('utf8'), /\.kubeforge/);
   });
 
   it('--force replaces a stale kubeforge tarball (new name, old one deleted) so npm install picks it up', async () => {
     const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
-    const current = [...host.files.keys()].find((k) => k.startsWith('.kubeforge/'))!;
+    const current = must(
+      [...host.files.keys()].find((k) => k.startsWith('.kubeforge/')),
+      'a tarball under .kubeforge/',
+    );
     host.files.set('.kubeforge/kubeforge-0.0.1-deadbeef.tgz', Buffer.from([0, 1]));
     host.files.set('.kubeforge/notes.txt', Buffer.from('mine\n'));
     const again = await scaffold({ domain: 'example.com', force: true }, '/w/guestbook', host);
@@ -142,25 +146,27 @@ describe('kubeforge init (golden trees)', () => {
     const { toYamlDocuments } = await import('../../src/manifests/yaml.js');
     const { withHeader, RBAC_FILE } = await import('../../src/manifests/managed-files.js');
     const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
-    assert.equal(host.read(RBAC_FILE)!.toString('utf8'), withHeader(toYamlDocuments(generateRbac([]).objects)));
+    assert.equal(
+      must(host.read(RBAC_FILE), RBAC_FILE).toString('utf8'),
+      withHeader(toYamlDocuments(generateRbac([]).objects)),
+    );
     const namespaced = await scaffold({ domain: 'example.com', namespaced: true }, '/w/guestbook');
     assert.equal(
-      namespaced.host.read(RBAC_FILE)!.toString('utf8'),
+      must(namespaced.host.read(RBAC_FILE), RBAC_FILE).toString('utf8'),
       withHeader(toYamlDocuments(generateRbac([], undefined, { managerNamespace: 'guestbook-system' }).objects)),
     );
-    assert.match(namespaced.host.read('PROJECT')!.toString('utf8'), /^namespaced: true$/m);
+    assert.match(must(namespaced.host.read('PROJECT'), 'PROJECT').toString('utf8'), /^namespaced: true$/m);
   });
 
   it('--force keeps the resources of an existing PROJECT file', async () => {
     const { host } = await scaffold({ domain: 'example.com' }, '/w/guestbook');
-    const project = host
-      .read('PROJECT')!
+    const project = must(host.read('PROJECT'), 'PROJECT')
       .toString('utf8')
       .replace('version: "3"', 'resources:\n- group: batch\n  kind: CronJob\n  version: v1\nversion: "3"');
     host.files.set('PROJECT', Buffer.from(project));
     const { result } = await scaffold({ domain: 'example.com', force: true }, '/w/guestbook', host);
     assert.deepEqual(result.changes, []);
-    assert.equal(parseProject(host.read('PROJECT')!.toString('utf8')).resources[0].kind, 'CronJob');
+    assert.equal(parseProject(must(host.read('PROJECT'), 'PROJECT').toString('utf8')).resources[0].kind, 'CronJob');
   });
 
   it('collects every invalid flag in one error', async () => {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { DiagnosticError } from '../../src/diagnostics/index.js';
 import { MemoryHost } from '../../src/machinery/index.js';
 import { packFileList, packKubeforge, resolveKubeforgeSource } from '../../src/scaffolds/kubeforge-source.js';
+import { must } from '../helpers/must.js';
 
 const PKG = {
   name: 'kubeforge',
@@ -89,9 +90,9 @@ describe('packing kubeforge (as npm pack does)', () => {
         .map((f) => `package/${f}`)
         .sort(),
     );
-    assert.equal(entries.get('package/bin/kubeforge.js')!.mode, 0o755);
-    assert.equal(entries.get('package/dist/index.js')!.mode, 0o644);
-    const pkg = JSON.parse(entries.get('package/package.json')!.text) as typeof PKG;
+    assert.equal(must(entries.get('package/bin/kubeforge.js'), 'package/bin/kubeforge.js').mode, 0o755);
+    assert.equal(must(entries.get('package/dist/index.js'), 'package/dist/index.js').mode, 0o644);
+    const pkg = JSON.parse(must(entries.get('package/package.json'), 'package/package.json').text) as typeof PKG;
     assert.deepEqual(pkg.scripts, { build: 'tsc' });
     assert.equal(pkg.version, '1.2.3');
   });
@@ -149,7 +150,7 @@ describe('--kubeforge-source', () => {
   it('tarball (default): a file: spec to .kubeforge/<name>-<hash>.tgz', () => {
     const s = resolveKubeforgeSource(undefined, ctx);
     assert.match(s.dependency, /^file:\.kubeforge\/kubeforge-1\.2\.3-[0-9a-f]{8}\.tgz$/);
-    assert.equal(s.tarball!.path, s.dependency.slice(5));
+    assert.equal(must(s.tarball, 's.tarball').path, s.dependency.slice(5));
     assert.deepEqual(resolveKubeforgeSource('tarball', ctx), s, 'same bytes, same name');
   });
 
@@ -162,7 +163,7 @@ describe('--kubeforge-source', () => {
     assert.deepEqual(resolveKubeforgeSource('registry', ctx), { dependency: '^1.2.3' });
     const given = resolveKubeforgeSource('kubeforge-1.2.3.tgz', ctx);
     assert.match(given.dependency, /^file:\.kubeforge\/kubeforge-1\.2\.3-[0-9a-f]{8}\.tgz$/);
-    assert.deepEqual([...given.tarball!.data], [31, 139, 8, 0]);
+    assert.deepEqual([...must(given.tarball, 'given.tarball').data], [31, 139, 8, 0]);
   });
 
   it('names a missing tarball and an unknown choice', () => {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 const root = packageRoot();
 const fixtureLines = new Set(
@@ -19,7 +20,7 @@ const fixtureLines = new Set(
 function tsBlocks(text: string, from: string): string[][] {
   const start = text.indexOf(from);
   assert.ok(start >= 0, `${from} is in the file`);
-  const level = /^#+/.exec(from)![0];
+  const level = must(/^#+/.exec(from), `the heading level of ${from}`)[0];
   const rest = text.slice(start + from.length);
   const end = rest.search(new RegExp(`^${level} `, 'm'));
   const section = end < 0 ? rest : rest.slice(0, end);

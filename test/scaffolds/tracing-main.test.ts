@@ -34,6 +34,7 @@ import { run } from '../../src/cli/index.js';
 import { GENERATED_VERSIONS } from '../../src/scaffolds/init.js';
 import { FakeAPIServer } from '../../src/testing/fake/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 const repo = packageRoot();
 const work = mkdtempSync(join(tmpdir(), 'kf-tracing-main-'));
@@ -46,7 +47,9 @@ async function kubeforge(cwd: string, args: string[]): Promise<void> {
     cwd,
     color: false,
     out: () => {},
-    err: (t) => void (err += t),
+    err: (t) => {
+      err += t;
+    },
   });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
 }
@@ -101,7 +104,8 @@ function fields(buf: Buffer): Field[] {
   return out;
 }
 
-const sub = (f: Field[], no: number) => f.filter((x) => x.no === no).map((x) => fields(x.bytes!));
+const sub = (f: Field[], no: number) =>
+  f.filter((x) => x.no === no).map((x) => fields(must(x.bytes, `the bytes of field ${no}`)));
 const str = (f: Field[], no: number) => f.find((x) => x.no === no)?.bytes?.toString('utf8');
 const hex = (f: Field[], no: number) => f.find((x) => x.no === no)?.bytes?.toString('hex');
 
@@ -113,7 +117,10 @@ function attributes(kvs: Field[][]): Record<string, string | number | boolean> {
     const s = value.find((x) => x.no === 1);
     const b = value.find((x) => x.no === 2);
     const i = value.find((x) => x.no === 3);
-    out[str(kv, 1)!] = s ? s.bytes!.toString('utf8') : b ? b.int === 1n : Number(i?.int);
+    const key = must(str(kv, 1), 'the attribute key');
+    if (s) out[key] = must(s.bytes, `the string value of ${key}`).toString('utf8');
+    else if (b) out[key] = b.int === 1n;
+    else out[key] = Number(i?.int);
   }
   return out;
 }
@@ -139,9 +146,9 @@ function decodeExport(body: Buffer): ExportedSpan[] {
         spans.push({
           service: resource['service.name'],
           scope,
-          name: str(s, 5)!,
-          traceId: hex(s, 1)!,
-          spanId: hex(s, 2)!,
+          name: must(str(s, 5), 'the span name'),
+          traceId: must(hex(s, 1), 'the trace id'),
+          spanId: must(hex(s, 2), 'the span id'),
           parentSpanId: parent || undefined,
           attributes: attributes(sub(s, 9)),
         });
@@ -192,8 +199,8 @@ function startManager(
   );
   let out = '';
   let err = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (err += c));
+  must(child.stdout, 'child.stdout').on('data', (c) => (out += c));
+  must(child.stderr, 'child.stderr').on('data', (c) => (err += c));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,

@@ -27,7 +27,9 @@ async function kubeforge(cwd: string, args: string[]): Promise<void> {
     cwd,
     color: false,
     out: () => {},
-    err: (t) => void (err += t),
+    err: (t) => {
+      err += t;
+    },
   });
   assert.equal(code, 0, `kubeforge ${args.join(' ')}:\n${err}`);
 }

@@ -9,6 +9,7 @@ import { uncommentBlock, uncommentLines } from '../../src/scaffolds/comments.js'
 import { type InitOptions, runInit } from '../../src/scaffolds/init.js';
 import { type CreateWebhookOptions, defaultWebhookPath, runCreateWebhook } from '../../src/scaffolds/webhook.js';
 import { assertGoldenFile, assertGoldenTree } from '../helpers/golden.js';
+import { must } from '../helpers/must.js';
 
 const CWD = '/projects/project-v4';
 const quiet = { out: () => {}, err: () => {} };
@@ -55,11 +56,13 @@ async function createWebhook(host: MemoryHost, options: CreateWebhookOptions) {
 
 function written(changes: readonly Change[]): Record<string, string> {
   return Object.fromEntries(
-    changes.filter((c) => c.kind !== 'delete').map((c) => [c.path, c.content!.toString('utf8')]),
+    changes
+      .filter((c) => c.kind !== 'delete')
+      .map((c) => [c.path, must(c.content, `the content of ${c.path}`).toString('utf8')]),
   );
 }
 
-const text = (host: MemoryHost, path: string) => host.read(path)!.toString('utf8');
+const text = (host: MemoryHost, path: string) => must(host.read(path), path).toString('utf8');
 
 async function expectDiagnostics(p: Promise<unknown>, codes: string[]): Promise<DiagnosticError> {
   try {
@@ -185,7 +188,10 @@ describe('kubeforge create webhook (golden files)', () => {
     const { host } = await scaffold(CASES[0]);
     const project = parseProject(text(host, 'PROJECT'));
     const byKind = (kind: string, version = 'v1') =>
-      project.resources.find((r) => r.kind === kind && r.version === version)!;
+      must(
+        project.resources.find((r) => r.kind === kind && r.version === version),
+        `the ${kind} ${version} resource in PROJECT`,
+      );
     assert.deepEqual(byKind('Captain').webhooks, { defaulting: true, validation: true, webhookVersion: 'v1' });
     assert.deepEqual(byKind('FirstMate').webhooks, { conversion: true, spoke: ['v2'], webhookVersion: 'v1' });
     assert.equal(byKind('FirstMate', 'v2').webhooks, undefined);
@@ -413,7 +419,10 @@ describe('kubeforge create webhook (idempotence and incremental additions)', () 
     // The layout of an older kubeforge: the defaulter's direct test in the API server's file.
     const serverPath = 'test/webhook/v1/captain_webhook.test.ts';
     const unitPath = 'test/webhook/v1/captain_webhook.unit.test.ts';
-    const direct = /\n {2}it\('CaptainCustomDefaulter [\s\S]*?\n {2}\}\);\n/.exec(text(host, unitPath))![0];
+    const direct = must(
+      /\n {2}it\('CaptainCustomDefaulter [\s\S]*?\n {2}\}\);\n/.exec(text(host, unitPath)),
+      'the CaptainCustomDefaulter test',
+    )[0];
     const old = text(host, serverPath).replace(
       '  // +kubebuilder:scaffold:webhook-server-tests',
       `  // +kubebuilder:scaffold:webhook-tests\n${direct}\n  // +kubebuilder:scaffold:webhook-server-tests`,
@@ -711,7 +720,7 @@ describe('kubeforge create webhook (bad input: clear message, nothing written)',
     assert.match(e.diagnostics[0].message, /Captain \(crew\/v1\) already has a defaulting webhook/);
     assert.equal(e.diagnostics[0].file, 'PROJECT');
     assert.equal(text(host, 'PROJECT').split('\n')[(e.diagnostics[0].line ?? 0) - 1], '- api:');
-    assert.match(e.diagnostics[0].hint!, /--force/);
+    assert.match(must(e.diagnostics[0].hint, 'e.diagnostics[0].hint'), /--force/);
     assert.deepEqual(host.files, before);
   });
 
@@ -730,10 +739,10 @@ describe('kubeforge create webhook (bad input: clear message, nothing written)',
     );
     assert.equal(e.diagnostics[0].file, 'src/api/v1/firstmate_types.ts');
     assert.equal(
-      text(host, 'src/api/v1/firstmate_types.ts').split('\n')[e.diagnostics[0].line! - 1],
+      text(host, 'src/api/v1/firstmate_types.ts').split('\n')[must(e.diagnostics[0].line, 'e.diagnostics[0].line') - 1],
       '@StorageVersion()',
     );
-    assert.match(e.diagnostics[0].hint!, /--version v1 --spoke v2/);
+    assert.match(must(e.diagnostics[0].hint, 'e.diagnostics[0].hint'), /--version v1 --spoke v2/);
     assert.deepEqual(host.files, before);
   });
 
@@ -756,13 +765,16 @@ describe('kubeforge create webhook (bad input: clear message, nothing written)',
 describe('switching on commented YAML', () => {
   it('uncommentLines switches on consecutive lines once; uncommentBlock stops at a blank line and keeps prose and markers', () => {
     const t = 'a:\n#configurations:\n#- kustomizeconfig.yaml\n';
-    const on = uncommentLines(t, ['configurations:', '- kustomizeconfig.yaml'])!;
+    const on = must(
+      uncommentLines(t, ['configurations:', '- kustomizeconfig.yaml']),
+      "uncommentLines(t, ['configurations:', '- kustomizeconfig.yaml'])",
+    );
     assert.equal(on, 'a:\nconfigurations:\n- kustomizeconfig.yaml\n');
     assert.equal(uncommentLines(on, ['configurations:', '- kustomizeconfig.yaml']), on);
     assert.equal(uncommentLines('a: 1\n', ['- x']), undefined);
     const block =
       '# [TAG] prose line\n#- source:\n#    kind: X\n#  targets:\n# +kubebuilder:scaffold:here\n\n#- other: 1\n';
-    const b = uncommentBlock(block, '# [TAG]')!;
+    const b = must(uncommentBlock(block, '# [TAG]'), "uncommentBlock(block, '# [TAG]')");
     assert.equal(
       b,
       '# [TAG] prose line\n- source:\n    kind: X\n  targets:\n# +kubebuilder:scaffold:here\n\n#- other: 1\n',
@@ -815,7 +827,7 @@ describe('kubeforge create webhook (Kinds named like a name of the scaffolded fi
     }
     await createApi(host, { ...g, version: 'v2', kind: 'StorageVersion', controller: false });
     await createWebhook(host, { ...g, kind: 'StorageVersion', conversion: true, spoke: ['v2'] });
-    const read = (path: string) => host.read(path)!.toString('utf8');
+    const read = (path: string) => must(host.read(path), path).toString('utf8');
     const warnings = read('src/webhook/v1/warnings_webhook.ts');
     assert.match(warnings, /import \{ Warnings as WarningsKind \} from '\.\.\/\.\.\/api\/v1\/warnings_types\.js';/);
     assert.match(warnings, /validateCreate\(obj: WarningsKind, ctx: AdmissionContext\): Warnings \| void/);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { packageRoot } from '../../src/util/package-root.js';
+import { must } from '../helpers/must.js';
 
 const repoRoot = packageRoot();
 const BIN = join(repoRoot, 'bin', 'kubeforge.js');
@@ -100,7 +101,7 @@ describe("kubeforge test: the unit tier merges its processes' TAP as node --test
       assert.deepEqual(s.counts, summary(node.stdout).counts);
       assert.deepEqual(s.counts, { tests: 7, suites: 2, pass: 5, fail: 0, cancelled: 0, skipped: 1, todo: 1 });
       assert.deepEqual(
-        s.topLevel.map((l) => Number(/^(?:not )?ok (\d+)/.exec(l)![1])),
+        s.topLevel.map((l) => Number(must(/^(?:not )?ok (\d+)/.exec(l), `a test point in ${l}`)[1])),
         s.topLevel.map((_, i) => i + 1),
         'top-level tests numbered 1..n',
       );
@@ -443,6 +444,7 @@ describe('kubeforge test: the command', () => {
     mkdirSync(join(dir, 'build/test'), { recursive: true });
     writeFileSync(
       join(dir, 'build/test/t.both.test.js'),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of a test file whose own template literal prints the tier it runs in
       "import { it } from 'node:test';\nit(`tier ${process.env.KUBEFORGE_TEST_TIER}`, () => {});\n",
     );
     const u = kubeforge('test', '--unit');
