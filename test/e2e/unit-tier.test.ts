@@ -234,7 +234,11 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     }
     // Not a real-server test among them: none of the files only the control plane runs.
     for (const kind of ['Frigate', 'Pod'])
-      assert.doesNotMatch(r.stdout, new RegExp(`^ok \\d+ - ${kind} webhook$`, 'm'), `${kind} webhook: the full tier only`);
+      assert.doesNotMatch(
+        r.stdout,
+        new RegExp(`^ok \\d+ - ${kind} webhook$`, 'm'),
+        `${kind} webhook: the full tier only`,
+      );
     const started = [...r.seen].filter((n) => /^(etcd|kube-apiserver)$/.test(n));
     assert.deepEqual(started, [], 'no etcd or kube-apiserver ran below npm run test:unit');
     assert.ok(r.seen.has('node'), `the sampling saw the run's processes: ${[...r.seen].join(', ')}`);
