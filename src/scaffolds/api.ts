@@ -669,8 +669,6 @@ interface KindIds {
 interface ControllerTestData {
   typesImport: string;
   controllerImport: string;
-  realTestFile: string;
-  unitTestFile: string;
 }
 
 /** What planCreateApi gives the command runner. */
@@ -817,9 +815,9 @@ function resourceFiles(names: ApiNames, template: (path: string) => string): Fil
 }
 
 /**
- * The controller and its tests (--controller), each with the Kind's names of its own file: one
- * test body that kubeforge test runs on both tiers (the fake API server, then a real one); the
- * deploy-image plugin's controller keeps a test per tier.
+ * The controller and its test (--controller), each with the Kind's names of its own file: one
+ * test body that kubeforge test runs on both tiers (the fake API server, then a real one), the
+ * deploy-image plugin's as the others'.
  */
 async function controllerFiles(
   valid: ValidApi,
@@ -828,12 +826,10 @@ async function controllerFiles(
   template: (path: string) => string,
 ): Promise<FileSpec<object>[]> {
   const { names } = valid;
-  const testDir = posix.dirname(names.controllerTestFile);
+  const testDir = posix.dirname(names.controllerBothTestFile);
   const testData: ControllerTestData = {
     typesImport: importSpecifier(testDir, names.typesFile),
     controllerImport: importSpecifier(testDir, names.controllerFile),
-    realTestFile: posix.basename(names.controllerTestFile),
-    unitTestFile: posix.basename(names.controllerUnitTestFile),
   };
   const ids = await kindIdsOf(valid, data, renderer);
   const controllerIds = await ids(template('api/controller.ts.hbs'), {});
@@ -843,29 +839,19 @@ async function controllerFiles(
     template: template('api/controller.ts.hbs'),
     data: controllerIds,
   };
-  const tests: [path: string, template: string][] = valid.deployImage
-    ? [
-        [names.controllerTestFile, 'api/deploy-image/controller_test.ts.hbs'],
-        // The unit tier: the same assertions on the fake API server, no control plane.
-        [names.controllerUnitTestFile, 'api/deploy-image/controller_unit_test.ts.hbs'],
-      ]
-    : [[names.controllerBothTestFile, 'api/controller_test.ts.hbs']];
-  const specs: FileSpec<object>[] = [controller];
-  for (const [path, body] of tests) {
-    const testIds = await ids(body, testData);
-    // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
-    if (names.external)
-      testIds.kindImport =
-        controllerIds.kindRef === testIds.kindRef ? testIds.kindRef : `${controllerIds.kindRef} as ${testIds.kindRef}`;
-    const test: FileSpec<ControllerTestData & KindIds> = {
-      path,
-      policy: 'scaffolded',
-      template: body,
-      data: { ...testData, ...testIds },
-    };
-    specs.push(test);
-  }
-  return specs;
+  const testTemplate = template('api/controller_test.ts.hbs');
+  const testIds = await ids(testTemplate, testData);
+  // The tests of a descriptor-addressed Kind import the descriptor the controller exports.
+  if (names.external)
+    testIds.kindImport =
+      controllerIds.kindRef === testIds.kindRef ? testIds.kindRef : `${controllerIds.kindRef} as ${testIds.kindRef}`;
+  const test: FileSpec<ControllerTestData & KindIds> = {
+    path: names.controllerBothTestFile,
+    policy: 'scaffolded',
+    template: testTemplate,
+    data: { ...testData, ...testIds },
+  };
+  return [controller, test];
 }
 
 /**

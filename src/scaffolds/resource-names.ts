@@ -80,9 +80,6 @@ export interface ApiNames {
   apiDir: string;
   typesFile: string;
   controllerFile: string;
-  controllerTestFile: string;
-  /** Its unit tier: the same assertions on kubeforge/testing's FakeAPIServer (`npm run test:unit`; the deploy-image plugin's). */
-  controllerUnitTestFile: string;
   /** The one test body of both tiers (kubeforge test runs `*.both.test.js` on the fake API server, then on the real one). */
   controllerBothTestFile: string;
   /** Prefix of the rbac role files and names: `cronjob`, or `batch_cronjob` / `batch-cronjob` with multigroup. */
@@ -141,8 +138,6 @@ export function apiNames(
     apiDir,
     typesFile: `${apiDir}/${fileName}_types.ts`,
     controllerFile: `${controllerDir}/${controllerFileName}_controller.ts`,
-    controllerTestFile: `${testDir}/${controllerFileName}_controller.test.ts`,
-    controllerUnitTestFile: `${testDir}/${controllerFileName}_controller.unit.test.ts`,
     controllerBothTestFile: `${testDir}/${controllerFileName}_controller.both.test.ts`,
     rbacFilePrefix: grouped ? `${v.group}_${fileName}` : fileName,
     roleName: grouped ? `${v.group}-${fileName}` : fileName,

@@ -330,6 +330,61 @@ describe('kubeforge alpha update', () => {
     assert.equal(JSON.parse(read(project, 'package.json')).scripts.test, 'npm run build && c8 kubeforge test');
   });
 
+  it(`deploy-image Kinds of a project made by kubeforge ${OLD_COMMIT}: their one both-tier test replaces the real-server one, which is removed unedited and kept edited`, async () => {
+    // What that kubeforge wrote for two deploy-image Kinds: a controller test each, on the real
+    // server alone (<kind>_controller.test.ts); today's writes <kind>_controller.both.test.ts.
+    const deployImage = (kind: string, image: string) => [
+      'create',
+      'api',
+      '--group',
+      'cache',
+      '--version',
+      'v1alpha1',
+      '--kind',
+      kind,
+      '--plugins',
+      'deploy-image/v1-alpha',
+      '--image',
+      image,
+      '--make=false',
+    ];
+    const made = (pkg: string, name: string) => {
+      const dir = join(root, name);
+      mkdirSync(dir);
+      for (const args of [INIT, deployImage('Memcached', 'memcached:1.6'), deployImage('Busybox', 'busybox:1.36')])
+        cli(join(pkg, 'bin/kubeforge.js'), dir, args);
+      return dir;
+    };
+    const project = repoOf(made(old, 'deploy-image-old'), 'deploy-image');
+    const tests = (dir: string) => files(dir).filter((f) => f.startsWith('test/controller/'));
+    assert.deepEqual(tests(project), [
+      'test/controller/busybox_controller.test.ts',
+      'test/controller/memcached_controller.test.ts',
+    ]);
+    // The user edits Busybox's test, not Memcached's.
+    const edited = 'test/controller/busybox_controller.test.ts';
+    writeFileSync(join(project, edited), `${read(project, edited)}// my own check\n`);
+    git(project, 'commit', '--quiet', '-am', 'my change to the Busybox test');
+
+    const r = await kubeforge(project, 'alpha', 'update', '--from-version', old);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.out, /Conflicts \(1\):\n {2}test\/controller\/busybox_controller\.test\.ts\n/);
+    assert.match(
+      r.err,
+      /KF1326 {2}test\/controller\/busybox_controller\.test\.ts: you changed it and kubeforge .* no longer scaffolds it; kept as yours/,
+    );
+    const upgrade = made(repo, 'deploy-image-upgrade');
+    assert.deepEqual(tests(upgrade), [
+      'test/controller/busybox_controller.both.test.ts',
+      'test/controller/memcached_controller.both.test.ts',
+    ]);
+    // Memcached's unedited test is gone; Busybox's edited one stays, the user's, beside the new file.
+    assert.deepEqual(tests(project), [...tests(upgrade), edited].sort());
+    assert.match(read(project, edited), /\/\/ my own check\n$/);
+    for (const f of tests(upgrade))
+      assert.equal(read(project, f), read(upgrade, f), `${f}: as this kubeforge scaffolds it`);
+  });
+
   it("migrates the user's own code to today's API (names moved out of the runtime root, renamed types and options) and lists it", async () => {
     const project = repoOf(FIXTURE, 'migrated');
     const mine = 'src/controller/extra.ts';

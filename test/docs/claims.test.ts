@@ -372,7 +372,8 @@ const NO_CLAIM_SECTIONS: Record<string, Record<string, string>> = {
 };
 
 /** A backticked test file, then optionally `: "title"` or ` ("title"; "title")`. */
-const TEST_REF = /`((?:packages\/[\w-]+\/)?test\/[\w./-]+\.test\.ts)`((?::\s*|\s*\()"[^"\n]+"(?:\s*[;,]\s*"[^"\n]+")*\)?)?/g;
+const TEST_REF =
+  /`((?:packages\/[\w-]+\/)?test\/[\w./-]+\.test\.ts)`((?::\s*|\s*\()"[^"\n]+"(?:\s*[;,]\s*"[^"\n]+")*\)?)?/g;
 
 export interface TestReference {
   file: string;

@@ -13,7 +13,7 @@
  * would list and reconcile it, and the test fails.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -38,10 +38,10 @@ const TENDER = [
   'busybox:1.36',
 ];
 
-// Frigate's is one test body for both tiers (the fake API server, then the real one); Tender's
-// (deploy-image) is a test of the real server alone.
+// Each is one test body for both tiers (the fake API server, then the real one), Tender's
+// (deploy-image) as Frigate's.
 const FRIGATE_TEST = 'build/test/controller/frigate_controller.both.test.js';
-const TENDER_TEST = 'build/test/controller/tender_controller.test.js';
+const TENDER_TEST = 'build/test/controller/tender_controller.both.test.js';
 
 /** Replaces the one match of `pattern` in `text`, failing when there is not exactly one. */
 function replaceOnce(text: string, pattern: RegExp, replacement: string, what: string): string {
@@ -51,15 +51,14 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string, what: s
 }
 
 /**
- * Instruments the scaffolded test of `kind` (test/controller/<kind>_controller[.both].test.ts): leaves
+ * Instruments the scaffolded test of `kind` (test/controller/<kind>_controller.both.test.ts): leaves
  * `leftover` (an object of the other Kind, in this file's namespace) behind, records the
  * namespaces the manager's reconciler is asked about, and asserts at the end of the manager test
  * that they are this file's namespace only. It prints one `isolation <Kind>:` line, with the number
  * of <Kind> objects in other namespaces at that moment (the objects the manager must not see).
  */
 function instrument(kind: string, leftover: string): void {
-  const both = join(project, `test/controller/${kind.toLowerCase()}_controller.both.test.ts`);
-  const file = existsSync(both) ? both : join(project, `test/controller/${kind.toLowerCase()}_controller.test.ts`);
+  const file = join(project, `test/controller/${kind.toLowerCase()}_controller.both.test.ts`);
   let text = readFileSync(file, 'utf8');
   text = replaceOnce(
     text,
@@ -148,7 +147,7 @@ describe("e2e: two scaffolded test files' managers on one API server never recon
         );
       }
       // Not vacuous: while the second file's manager ran, the first had left a Kind it watches.
-      // (The last such line: a both-tier file reports from the unit tier first, on its own fake.)
+      // (The last such line: each file reports from the unit tier first, on its own fake.)
       const line = [
         ...out.matchAll(
           new RegExp(

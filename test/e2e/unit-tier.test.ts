@@ -2,8 +2,8 @@
  * End to end: a generated project's unit tier needs no API server binaries. Pack kubeforge,
  * `kubeforge init`, then with the installed CLI `create api` for a namespaced Kind, a
  * cluster-scoped one, the built-in Deployment and a deploy-image Kind, and `create webhook` for
- * defaulting, validation and a conversion (and for the built-in Pod). create api's controllers get
- * one `*.both.test.ts` (run on both tiers); the deploy-image controller and every webhook get a
+ * defaulting, validation and a conversion (and for the built-in Pod). create api's controllers,
+ * the deploy-image one included, get one `*.both.test.ts` (run on both tiers); every webhook gets a
  * `*.unit.test.ts` beside its test. `npm run test:unit` then passes with KUBEBUILDER_ASSETS
  * unset and a PATH on which no etcd or kube-apiserver can be found, and no such process is ever
  * a descendant of the run (the process table is sampled while it runs). `npm test` still passes,
@@ -63,15 +63,17 @@ const COMMANDS: string[][] = [
   webhook('--group', 'core', '--version', 'v1', '--kind', 'Pod', '--defaulting'),
 ];
 
-/** Each scaffolded real-server test and the unit-tier test beside it. */
-/** create api's controllers: one test body for both tiers (`*.both.test.ts`). */
+/** create api's controllers (the deploy-image plugin's too): one test body for both tiers (`*.both.test.ts`). */
 const BOTH = [
   'test/controller/frigate_controller',
   'test/controller/harbor_controller',
   'test/controller/deployment_controller',
+  'test/controller/tender_controller',
 ];
-/** The deploy-image controller's and the webhooks': a unit test beside the real-server test. */
-const PAIRS = ['test/controller/tender_controller', 'test/webhook/v1/frigate_webhook', 'test/webhook/v1/pod_webhook'];
+/** The webhooks': a unit test beside the real-server test. */
+const PAIRS = ['test/webhook/v1/frigate_webhook', 'test/webhook/v1/pod_webhook'];
+/** The Kinds of BOTH: the suite each file names after its controller. */
+const BOTH_KINDS = ['Frigate', 'Harbor', 'Deployment', 'Tender'];
 /** The files of the unit tier. */
 const UNIT_FILES = BOTH.length + PAIRS.length;
 
@@ -215,13 +217,12 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     );
     assert.doesNotMatch(r.stderr, /control plane \(kube-apiserver|cannot start the test control plane/);
     // create api's controllers: their one *.both.test.js file, once, on the fake API server.
-    for (const kind of ['Frigate', 'Harbor', 'Deployment'])
+    for (const kind of BOTH_KINDS)
       assert.equal(
         r.stdout.match(new RegExp(`^ok \\d+ - ${kind} controller$`, 'gm'))?.length,
         1,
         `${kind}: the unit tier only`,
       );
-    assert.match(r.stdout, /^ok \d+ - Tender controller on the fake API server$/m);
     for (const kind of ['Frigate', 'Pod'])
       assert.match(r.stdout, new RegExp(`^ok \\d+ - ${kind} webhook, called directly$`, 'm'));
     for (const name of [
@@ -233,8 +234,13 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     ]) {
       assert.match(r.stdout, new RegExp(`^\\s*ok \\d+ - ${name}$`, 'm'), name);
     }
-    // Not a real-server test among them: none of the files the control plane runs.
-    assert.doesNotMatch(r.stdout, /^ok \d+ - Tender controller$/m);
+    // Not a real-server test among them: none of the files only the control plane runs.
+    for (const kind of ['Frigate', 'Pod'])
+      assert.doesNotMatch(
+        r.stdout,
+        new RegExp(`^ok \\d+ - ${kind} webhook$`, 'm'),
+        `${kind} webhook: the full tier only`,
+      );
     const started = [...r.seen].filter((n) => /^(etcd|kube-apiserver)$/.test(n));
     assert.deepEqual(started, [], 'no etcd or kube-apiserver ran below npm run test:unit');
     assert.ok(r.seen.has('node'), `the sampling saw the run's processes: ${[...r.seen].join(', ')}`);
@@ -299,17 +305,14 @@ describe('e2e: a generated project runs its unit tier with no API server binarie
     );
     assert.equal([...r.stdout.matchAll(/^# fail 0$/gm)].length, 1, 'one TAP summary for both tiers');
     // create api's controllers: one test body, run on each tier.
-    for (const kind of ['Frigate', 'Harbor', 'Deployment'])
+    for (const kind of BOTH_KINDS)
       assert.equal(
         r.stdout.match(new RegExp(`^ok \\d+ - ${kind} controller$`, 'gm'))?.length,
         2,
         `${kind}: both tiers`,
       );
-    assert.match(r.stdout, /^ok \d+ - Tender controller on the fake API server$/m);
-    assert.match(r.stdout, /^ok \d+ - Tender controller$/m);
     assert.ok(
-      r.stdout.search(/^ok \d+ - Tender controller on the fake API server$/m) <
-        r.stdout.search(/^ok \d+ - Tender controller$/m),
+      r.stdout.search(/^ok \d+ - Frigate webhook, called directly$/m) < r.stdout.search(/^ok \d+ - Frigate webhook$/m),
       'the unit tier ran first',
     );
     assert.equal(counter.starts(), 1, 'npm test started exactly one kube-apiserver');

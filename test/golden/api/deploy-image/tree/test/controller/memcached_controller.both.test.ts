@@ -15,27 +15,31 @@ limitations under the License.
 */
 
 /**
- * Unit tests of the Memcached controller on kubeforge/testing's FakeAPIServer: the Kubernetes API
- * served from memory over HTTP on 127.0.0.1 by this test process, with the CRDs of
- * config/crd/bases (`npm run manifests` writes them). It needs no etcd or kube-apiserver:
- * `npm run test:unit` runs these tests alone, in seconds, and `npm test` runs them before
- * memcached_controller.test.ts (the same assertions against a real API server).
+ * Tests of the Memcached controller, one body for both tiers of `npm test` (kubeforge test runs a
+ * *.both.test.js file twice):
+ *   - the unit tier (`npm run test:unit`, first): kubeforge/testing's FakeAPIServer, the
+ *     Kubernetes API in memory in this test process, no etcd or kube-apiserver, seconds;
+ *   - the full tier: a real kube-apiserver and etcd from $KUBEBUILDER_ASSETS, one control plane
+ *     shared by every test file of the run.
+ * startTestAPI() gives the file the API server of its tier, with the CRDs of config/crd/bases
+ * installed (`npm run manifests` writes them). Each run works in a namespace of its own, and its
+ * manager caches that namespace only: a manager here never reconciles another test file's objects.
  *
- * Like the API server, the fake keeps resourceVersion, generation, finalizers and deletion, the
- * status subresource, selectors, patches and server-side apply, and watches, and applies the
- * CRDs' schemas (pruning, defaults, validation, CEL rules): the client, and a whole manager with
- * its watches, run on it unchanged. It does not run admission or conversion webhooks, garbage
- * collection (the Deployment stays when its Memcached goes), or the validation of built-in Kinds
- * beyond their metadata and field types (the Deployment gets the server's defaults, but a
- * selector that does not match its template is stored): test what depends on those against the
- * real API server. Neither runs a Pod.
+ * Neither tier runs the controllers of Kubernetes: the Deployment is created, but no Pod runs, and
+ * no garbage collector deletes the Deployment when its Memcached goes. The fake keeps
+ * resourceVersion, generation, finalizers and deletion, the status subresource, selectors, patches
+ * and server-side apply, and watches, and applies the CRDs' schemas; it does not run admission or
+ * conversion webhooks, nor the validation of built-in Kinds beyond their metadata and field types
+ * (the Deployment gets the server's defaults, but a selector that does not match its template is
+ * stored). Every assertion below holds on both; assert what depends on the real server's rules in
+ * the full tier only, and say so: `if (api.tier === 'full') { ... }`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { EventsV1Event, V1Deployment } from '@kubernetes/client-node';
 import { type Client, findStatusCondition, isNotFound, newLogger, newManager, type ReconcileContext, TerminalError } from 'kubeforge/runtime';
-import { eventually, FakeAPIServer } from 'kubeforge/testing';
+import { eventually, startTestAPI, type TestAPI } from 'kubeforge/testing';
 import { Memcached } from '../../src/api/v1alpha1/memcached_types.js';
 import { MemcachedReconciler } from '../../src/controller/memcached_controller.js';
 
@@ -43,22 +47,23 @@ import { MemcachedReconciler } from '../../src/controller/memcached_controller.j
 const IMAGE_ENV = 'MEMCACHED_IMAGE';
 const IMAGE = 'example.com/image:test';
 
-describe('Memcached controller on the fake API server', () => {
-  const namespace = 'default';
+describe('Memcached controller', () => {
+  const namespace = `test-${randomUUID().slice(0, 8)}`;
   const resourceName = 'test-memcached';
   const request = { namespace, name: resourceName };
   const imageBefore = process.env[IMAGE_ENV];
-  let fake: FakeAPIServer;
+  let api: TestAPI;
   let client: Client;
   let reconciler: MemcachedReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    // A server of this file's own: no other test file's objects, no namespace to share.
-    fake = await FakeAPIServer.start({ crdDirectoryPaths: ['config/crd/bases'] });
-    client = fake.client();
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+    client = api.client();
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     // Errors only in the test output; `level: 'debug'` follows every reconcile.
-    const mgr = newManager(fake.config, { logger: newLogger({ development: true, level: 'error' }) });
+    const mgr = newManager(api.config, { logger: newLogger({ development: true, level: 'error' }) });
     reconciler = new MemcachedReconciler(client, mgr.getEventRecorder('memcached-controller'));
     const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
@@ -68,7 +73,7 @@ describe('Memcached controller on the fake API server', () => {
   after(async () => {
     if (imageBefore === undefined) delete process.env[IMAGE_ENV];
     else process.env[IMAGE_ENV] = imageBefore;
-    await fake.stop();
+    await api.stop();
   });
 
   /** A Memcached as config/samples has it. */
@@ -83,7 +88,7 @@ describe('Memcached controller on the fake API server', () => {
 
   it('reconciles a created Memcached: a Deployment of the image with spec.size replicas, owned by it, then Available', async () => {
     const created = await client.create(sample(resourceName));
-    assert.ok(created.metadata?.uid, 'the fake API server stored the Memcached');
+    assert.ok(created.metadata?.uid, 'the API server stored the Memcached');
 
     // The first reconcile adds the finalizer and creates the Deployment.
     assert.deepEqual(await reconciler.reconcile(request, context()), { requeueAfterSeconds: 60 });
@@ -127,14 +132,15 @@ describe('Memcached controller on the fake API server', () => {
   });
 
   it('runs in a manager: follows spec.size, and a deleted Memcached goes once its finalizer ran', async () => {
-    // The controller runs in a manager whose watches (of the Memcached and, with owns(), of its
-    // Deployment) trigger reconciles, as on a real API server.
-    const mgr = newManager(fake.config, { logger: newLogger({ development: true, level: 'error' }) });
+    // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
+    // whose watches (of the Memcached and, with owns(), of its Deployment) trigger reconciles.
+    // Its cache holds this file's namespace only: it never reconciles another test file's objects.
+    const mgr = newManager(api.config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
     new MemcachedReconciler(mgr.getClient(), mgr.getEventRecorder('memcached-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
-    // The fake answers at once: poll often, give up sooner than on a real API server.
-    const waits = { timeout: 10_000, interval: 10 };
+    // The fake answers at once: poll it often, and give up sooner than on a real API server.
+    const waits = api.tier === 'unit' ? { timeout: 10_000, interval: 10 } : { timeout: 30_000 };
     try {
       const key = { namespace, name: `${resourceName}-managed` };
       await client.create(sample(key.name, 1));

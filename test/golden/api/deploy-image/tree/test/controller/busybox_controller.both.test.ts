@@ -15,20 +15,31 @@ limitations under the License.
 */
 
 /**
- * Tests of the Busybox controller against a real kube-apiserver and etcd started by
- * kubeforge/testing from $KUBEBUILDER_ASSETS, with the CRDs of config/crd/bases installed
- * (`npm run manifests` writes them). `npm test` runs every test file against one control plane
- * (kubeforge test), so each file works in a namespace of its own. The test environment runs no
- * controllers of Kubernetes: the Deployment is created, but no Pod runs. busybox_controller.unit.test.ts
- * runs the same assertions on kubeforge/testing's FakeAPIServer, with no control plane
- * (`npm run test:unit`; `npm test` runs it first).
+ * Tests of the Busybox controller, one body for both tiers of `npm test` (kubeforge test runs a
+ * *.both.test.js file twice):
+ *   - the unit tier (`npm run test:unit`, first): kubeforge/testing's FakeAPIServer, the
+ *     Kubernetes API in memory in this test process, no etcd or kube-apiserver, seconds;
+ *   - the full tier: a real kube-apiserver and etcd from $KUBEBUILDER_ASSETS, one control plane
+ *     shared by every test file of the run.
+ * startTestAPI() gives the file the API server of its tier, with the CRDs of config/crd/bases
+ * installed (`npm run manifests` writes them). Each run works in a namespace of its own, and its
+ * manager caches that namespace only: a manager here never reconciles another test file's objects.
+ *
+ * Neither tier runs the controllers of Kubernetes: the Deployment is created, but no Pod runs, and
+ * no garbage collector deletes the Deployment when its Busybox goes. The fake keeps
+ * resourceVersion, generation, finalizers and deletion, the status subresource, selectors, patches
+ * and server-side apply, and watches, and applies the CRDs' schemas; it does not run admission or
+ * conversion webhooks, nor the validation of built-in Kinds beyond their metadata and field types
+ * (the Deployment gets the server's defaults, but a selector that does not match its template is
+ * stored). Every assertion below holds on both; assert what depends on the real server's rules in
+ * the full tier only, and say so: `if (api.tier === 'full') { ... }`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { EventsV1Event, type KubeConfig, V1Deployment } from '@kubernetes/client-node';
-import { type Client, findStatusCondition, isNotFound, newClient, newLogger, newManager, type ReconcileContext, TerminalError } from 'kubeforge/runtime';
-import { eventually, TestEnvironment } from 'kubeforge/testing';
+import { EventsV1Event, V1Deployment } from '@kubernetes/client-node';
+import { type Client, findStatusCondition, isNotFound, newLogger, newManager, type ReconcileContext, TerminalError } from 'kubeforge/runtime';
+import { eventually, startTestAPI, type TestAPI } from 'kubeforge/testing';
 import { Busybox } from '../../src/api/v1alpha1/busybox_types.js';
 import { BusyboxReconciler } from '../../src/controller/busybox_controller.js';
 
@@ -37,22 +48,22 @@ const IMAGE_ENV = 'BUSYBOX_IMAGE';
 const IMAGE = 'example.com/image:test';
 
 describe('Busybox controller', () => {
-  const env = new TestEnvironment({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
   const namespace = `test-${randomUUID().slice(0, 8)}`;
   const resourceName = 'test-busybox';
   const request = { namespace, name: resourceName };
   const imageBefore = process.env[IMAGE_ENV];
-  let config: KubeConfig;
+  let api: TestAPI;
   let client: Client;
   let reconciler: BusyboxReconciler;
   let context: () => ReconcileContext;
 
   before(async () => {
-    config = await env.start();
-    client = newClient(config);
+    // The fake API server in the unit tier, the shared kube-apiserver in the full one.
+    api = await startTestAPI({ crdDirectoryPaths: ['config/crd/bases'], errorIfCRDPathMissing: true });
+    client = api.client();
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     // Errors only in the test output; `level: 'debug'` follows every reconcile.
-    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }) });
+    const mgr = newManager(api.config, { logger: newLogger({ development: true, level: 'error' }) });
     reconciler = new BusyboxReconciler(client, mgr.getEventRecorder('busybox-controller'));
     const logger = mgr.getLogger();
     context = () => ({ signal: AbortSignal.timeout(30_000), logger, reconcileID: randomUUID() });
@@ -62,7 +73,7 @@ describe('Busybox controller', () => {
   after(async () => {
     if (imageBefore === undefined) delete process.env[IMAGE_ENV];
     else process.env[IMAGE_ENV] = imageBefore;
-    await env.stop();
+    await api.stop();
   });
 
   /** A Busybox as config/samples has it. */
@@ -121,31 +132,33 @@ describe('Busybox controller', () => {
     // As the Kubebuilder book's suite does with k8sManager: the controller runs in a manager
     // whose watches (of the Busybox and, with owns(), of its Deployment) trigger reconciles.
     // Its cache holds this file's namespace only: it never reconciles another test file's objects.
-    const mgr = newManager(config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
+    const mgr = newManager(api.config, { logger: newLogger({ development: true, level: 'error' }), cache: { defaultNamespaces: [namespace] } });
     new BusyboxReconciler(mgr.getClient(), mgr.getEventRecorder('busybox-controller')).setupWithManager(mgr);
     const stop = new AbortController();
     const running = mgr.start(stop.signal);
+    // The fake answers at once: poll it often, and give up sooner than on a real API server.
+    const waits = api.tier === 'unit' ? { timeout: 10_000, interval: 10 } : { timeout: 30_000 };
     try {
       const key = { namespace, name: `${resourceName}-managed` };
       await client.create(sample(key.name, 1));
       await eventually(async () => assert.equal(findStatusCondition((await client.get(Busybox, key)).status?.conditions, 'Available')?.status, 'True'), {
-        timeout: 30_000,
+        ...waits,
         message: 'the Busybox becomes Available',
       });
 
       const latest = await client.get(Busybox, key);
       latest.spec = { ...latest.spec, size: 2 };
       await client.update(latest);
-      await eventually(async () => assert.equal((await client.get(V1Deployment, key)).spec?.replicas, 2), { timeout: 30_000, message: 'the Deployment follows spec.size' });
+      await eventually(async () => assert.equal((await client.get(V1Deployment, key)).spec?.replicas, 2), { ...waits, message: 'the Deployment follows spec.size' });
 
       await client.delete(await client.get(Busybox, key));
-      await eventually(async () => assert.rejects(client.get(Busybox, key), (err) => isNotFound(err)), { timeout: 30_000, message: 'the Busybox is deleted once its finalizer ran' });
+      await eventually(async () => assert.rejects(client.get(Busybox, key), (err) => isNotFound(err)), { ...waits, message: 'the Busybox is deleted once its finalizer ran' });
       await eventually(
         async () => {
           const events = await client.list(EventsV1Event, { namespace });
           assert.ok(events.items.some((e) => e.regarding?.name === key.name && e.reason === 'Deleting'), 'a Deleting event about the Busybox');
         },
-        { timeout: 30_000, message: 'the finalizer records an event' },
+        { ...waits, message: 'the finalizer records an event' },
       );
     } finally {
       stop.abort();
