@@ -26,7 +26,7 @@
  * in generated projects.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { type Dirent, type Stats, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics/index.js';
@@ -193,7 +193,8 @@ export function readTsconfig(tsconfigPath: string): TsconfigView {
       includeSet = true;
     }
     if (!filesSet && Array.isArray(json.files)) {
-      view.files = json.files.map((f) => resolve(dirname(current!), f));
+      const dir = dirname(current);
+      view.files = json.files.map((f) => resolve(dir, f));
       filesSet = true;
     }
     if (!outDirSet && json.compilerOptions?.outDir) {
@@ -222,7 +223,7 @@ function staticBase(pattern: string): string {
 }
 
 function walk(dir: string, skip: (abs: string) => boolean, out: Set<string>): void {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
@@ -313,7 +314,7 @@ function toolFingerprint(): string {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const h = createHash('sha256');
   const walkStats = (dir: string) => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
@@ -329,7 +330,8 @@ function toolFingerprint(): string {
     }
   };
   walkStats(root);
-  return (fingerprint = h.digest('hex'));
+  fingerprint = h.digest('hex');
+  return fingerprint;
 }
 
 function cacheKey(projectDir: string, tsconfigChain: readonly string[], parts: CacheKeyParts): string {
@@ -361,7 +363,7 @@ let lastRead: { file: string; mtimeMs: number; size: number; record: CacheRecord
 
 function readCache(projectDir: string): CacheRecord | undefined {
   const file = cacheFile(projectDir);
-  let st;
+  let st: Stats;
   try {
     st = statSync(file);
   } catch {
@@ -419,7 +421,7 @@ export function checkCache(
   for (const [p, stamp] of Object.entries(record.outputs)) {
     // Outputs are large (a CRD embedding a pod template is ~600 kB): size and mtime as written
     // vouch for them. A file merely touched costs one full run, which confirms and re-stamps it.
-    let st;
+    let st: Stats;
     try {
       st = statSync(join(projectDir, p));
     } catch {
@@ -438,7 +440,6 @@ export function checkCache(
  */
 export function incrementalBase(
   projectDir: string,
-  tsconfigPath: string,
   parts: CacheKeyParts,
   snapshot: InputSnapshot,
 ): { record: IncrementalRecord; touchedOutputs: Set<string>; outsideInputs: string[] } | undefined {
@@ -457,7 +458,7 @@ export function incrementalBase(
   const touchedOutputs = new Set<string>();
   for (const path of new Set([...Object.keys(record.incremental.crds), ...Object.keys(record.outputs)])) {
     const stamp = record.outputs[path];
-    let st;
+    let st: Stats;
     try {
       st = statSync(join(projectDir, path));
     } catch {

@@ -398,7 +398,9 @@ interface Walk {
 }
 
 function push(w: Walk, rule: string, path: string, chain: Schema[], message: string): void {
-  w.out.push({ rule, severity: RULES.get(rule)!.severity, version: w.version, path: path || '.', message, chain });
+  const known = RULES.get(rule);
+  if (!known) throw new Error(`compat: finding for a rule not in COMPAT_RULES: ${rule}`);
+  w.out.push({ rule, severity: known.severity, version: w.version, path: path || '.', message, chain });
 }
 
 function fieldPath(path: string, key: string): string {
@@ -627,7 +629,7 @@ export function generatedRuleKey(rule: string): string | undefined {
     return f && `${op(m[2])}:${f}`;
   }
   m = /^(.+)(<=|==)1$/.exec(t);
-  if (m && m[1].split('+').every((p) => /^\(has\(self\.[A-Za-z_$][\w$]*\)\?1:0\)$/.test(p))) {
+  if (m?.[1].split('+').every((p) => /^\(has\(self\.[A-Za-z_$][\w$]*\)\?1:0\)$/.test(p))) {
     const f = fieldsOf(m[1].split('+').map((p) => p.slice(1, -5)));
     return f && `${op(m[2])}:${f}`;
   }
@@ -865,8 +867,9 @@ function locateChain(
   chain: readonly Schema[] | undefined,
   fallback: Location | undefined,
 ): { at?: Location; where?: string } {
-  for (let i = (chain?.length ?? 0) - 1; i >= 0; i--) {
-    for (let o: SchemaOrigin | undefined = schemaOriginOf(chain![i]); o; o = o.type) {
+  const schemas = chain ?? [];
+  for (let i = schemas.length - 1; i >= 0; i--) {
+    for (let o: SchemaOrigin | undefined = schemaOriginOf(schemas[i]); o; o = o.type) {
       if (o.at && !o.at.file.includes('/node_modules/')) return { at: loc(o.at), where: o.where };
     }
   }

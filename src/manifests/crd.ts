@@ -134,7 +134,11 @@ const CRD_MARKERS: { readonly [N in KindMarkerName]: CRDMarkerRule<N> } = {
       if (!crd.spec.versions.some((v) => v.storage)) version.storage = true;
     },
   },
-  UnservedVersion: { apply: (_, { version }) => void (version.served = false) },
+  UnservedVersion: {
+    apply: (_, { version }) => {
+      version.served = false;
+    },
+  },
   DeprecatedVersion: {
     apply: (m, { version }) => {
       if (version.deprecated) return;
@@ -143,10 +147,16 @@ const CRD_MARKERS: { readonly [N in KindMarkerName]: CRDMarkerRule<N> } = {
       if (w !== undefined) version.deprecationWarning = w;
     },
   },
-  SubresourceStatus: { apply: (_, { version }) => void ((version.subresources ??= {}).status = {}) },
+  SubresourceStatus: {
+    apply: (_, { version }) => {
+      version.subresources ??= {};
+      version.subresources.status = {};
+    },
+  },
   SubresourceScale: {
     apply: (m, { version }) => {
-      const subresources = (version.subresources ??= {});
+      version.subresources ??= {};
+      const subresources = version.subresources;
       if (subresources.scale) return;
       const a = m.args;
       subresources.scale = {
@@ -167,17 +177,24 @@ const CRD_MARKERS: { readonly [N in KindMarkerName]: CRDMarkerRule<N> } = {
       if (a.format) col.format = a.format;
       if (a.priority) col.priority = a.priority;
       version.subresources ??= {};
-      (version.additionalPrinterColumns ??= []).push(col);
+      version.additionalPrinterColumns ??= [];
+      version.additionalPrinterColumns.push(col);
     },
   },
   SelectableField: {
-    apply: (m, { version }) => void (version.selectableFields ??= []).push({ jsonPath: m.args.jsonPath }),
+    apply: (m, { version }) => {
+      version.selectableFields ??= [];
+      version.selectableFields.push({ jsonPath: m.args.jsonPath });
+    },
   },
   Metadata: {
     apply: (m, { crd }) => {
       Object.assign(crd.metadata.annotations, m.args.annotations ?? {});
       const labels = m.args.labels ?? {};
-      if (Object.keys(labels).length) Object.assign((crd.metadata.labels ??= {}), labels);
+      if (Object.keys(labels).length) {
+        crd.metadata.labels ??= {};
+        Object.assign(crd.metadata.labels, labels);
+      }
     },
   },
   ConversionWebhook: { apply: applyConversionWebhook },
@@ -187,11 +204,21 @@ const CRD_MARKERS: { readonly [N in KindMarkerName]: CRDMarkerRule<N> } = {
 function applyResource(m: MarkerValue<'Resource'>, to: CRDTarget): void {
   const { spec } = to.crd;
   const set = {
-    path: (v: string) => void (spec.names.plural = v),
-    singular: (v: string) => void (spec.names.singular = v),
-    shortName: (v: string[]) => void (spec.names.shortNames = v),
-    categories: (v: string[]) => void (spec.names.categories = v),
-    scope: (v: 'Namespaced' | 'Cluster') => void (spec.scope = v),
+    path: (v: string) => {
+      spec.names.plural = v;
+    },
+    singular: (v: string) => {
+      spec.names.singular = v;
+    },
+    shortName: (v: string[]) => {
+      spec.names.shortNames = v;
+    },
+    categories: (v: string[]) => {
+      spec.names.categories = v;
+    },
+    scope: (v: 'Namespaced' | 'Cluster') => {
+      spec.scope = v;
+    },
   };
   for (const [k, val] of Object.entries(m.args) as [keyof typeof set, never][]) {
     if (val === undefined) continue;

@@ -126,7 +126,10 @@ export function truncateSchemaDescriptions(
     let copy: Record<string, JSONSchemaProps> | undefined;
     for (const [name, child] of Object.entries(properties)) {
       const next = walk(child);
-      if (next !== child) (copy ??= { ...properties })[name] = next;
+      if (next !== child) {
+        copy ??= { ...properties };
+        copy[name] = next;
+      }
     }
     if (copy) changed().properties = copy;
   }

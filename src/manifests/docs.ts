@@ -223,8 +223,8 @@ export function renderKindPage(crd: CRD): string {
       { path: [v.name, crd.kind], schema: v.schema, title: crd.kind },
     ];
     const done = new Set<string>();
-    while (queue.length) {
-      const { path, schema, title } = queue.shift()!;
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { path, schema, title } = next;
       const id = anchor(path);
       if (done.has(id)) continue;
       done.add(id);

@@ -173,15 +173,17 @@ function generateCrdFiles(
   const byPath = new Map<string, CRDManifest>();
   for (const crd of crds) {
     const path = crdPath(crd);
-    if (!byPath.has(path)) byPath.set(path, crd);
-    else reportDuplicate(reporter, path, byPath.get(path)!, crd);
+    const first = byPath.get(path);
+    if (first === undefined) byPath.set(path, crd);
+    else reportDuplicate(reporter, path, first, crd);
   }
   // Which files declare each Kind's versions (an incremental run keeps a CRD while they are unchanged).
   const sources = new Map<string, Set<string>>();
   for (const k of input.kinds) {
     const gk = `${k.kind}.${k.group}`;
-    if (!sources.has(gk)) sources.set(gk, new Set());
-    sources.get(gk)!.add(k.at.file);
+    const files = sources.get(gk) ?? new Set();
+    sources.set(gk, files);
+    files.add(k.at.file);
   }
   return crdFileStream([...byPath.values()], reporter, (crd) => {
     const files = sources.get(`${crd.spec.names.kind}.${crd.spec.group}`);

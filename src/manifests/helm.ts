@@ -91,11 +91,11 @@ class Tokens {
     let out = yaml.replace(
       /^( *)(- )?__KFL(\d+)__: null$/gm,
       (_m, indent: string, dash: string | undefined, n: string) => {
-        const lines = this.lines[Number(n)]!(indent + (dash ? '  ' : ''));
+        const lines = this.lines[Number(n)](indent + (dash ? '  ' : ''));
         return lines.join('\n');
       },
     );
-    out = out.replace(/__KFH(\d+)__/g, (_m, n: string) => this.inline[Number(n)]!);
+    out = out.replace(/__KFH(\d+)__/g, (_m, n: string) => this.inline[Number(n)]);
     return out;
   }
 }
@@ -307,7 +307,7 @@ function templateDeployment(d: Obj, t: Tokens): Obj {
   };
   template.metadata = tmeta;
   const pod = { ...(template.spec as Obj) };
-  const containers = ((pod.containers as Obj[]) ?? []).map((c, i, all) => {
+  const containers = ((pod.containers as Obj[]) ?? []).map((c, _i, all) => {
     if (c !== managerContainer({ spec: { template: { spec: { containers: all } } } })) return c;
     // A list item starts with a plain key (a template line cannot carry the item's dash).
     const out: Obj = { name: c.name };
@@ -995,7 +995,8 @@ function scopeFollowers(sync: ChartSync): { path: string; text: string }[] {
     const have = fixedEnv(chartContainer);
     if (JSON.stringify(have) !== JSON.stringify(want)) {
       const doc = structuredClone(managerBack.doc);
-      const c = managerContainer(doc)!;
+      const c = managerContainer(doc);
+      if (!c) throw new Error(`helm: the copy of ${managerPath} lost its manager container`);
       c.env = want.length ? want : null;
       // The values-driven blocks the template adds read back as empty keys: gone again, so they are added again.
       const pod = ((doc.spec as Obj).template as Obj).spec as Obj;

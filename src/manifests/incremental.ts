@@ -79,8 +79,8 @@ export class IncrementalPlanner {
   select(roots: readonly string[], tools: RootTools): string[] {
     const importsMemo = new Map<string, string[]>();
     const importsOf = (f: string) => {
-      let r = importsMemo.get(f);
-      if (!r) importsMemo.set(f, (r = tools.imports(f)));
+      const r = importsMemo.get(f) ?? tools.imports(f);
+      importsMemo.set(f, r);
       return r;
     };
     // Project files with global declarations reach every file without an import.
@@ -108,8 +108,7 @@ export class IncrementalPlanner {
         queue.push(f);
       };
       add(root);
-      while (queue.length) {
-        const f = queue.pop()!;
+      for (let f = queue.pop(); f !== undefined; f = queue.pop()) {
         add(groupVersionOf(f));
         for (const next of importsOf(f)) add(next);
       }

@@ -406,7 +406,9 @@ export async function planRun(
     snapshot,
     cacheMiss,
   };
-  const plan = (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true))!;
+  const plan = (await attempt(ctx, analyzer, options.cold ?? false)) ?? (await attempt(ctx, analyzer, true));
+  // Only an incremental attempt steps back (undefined); the cold one always plans.
+  if (!plan) throw new Error('manifests: the cold run returned no plan');
   return { ...plan, given: options.given };
 }
 
@@ -415,10 +417,10 @@ function incrementalPrepass(
   ctx: RunContext,
   cold: boolean,
 ): { inc: IncrementalPlanner; outsideInputs: string[] } | undefined {
-  const { snapshot, options, projectDir, tsconfigPath, keyParts } = ctx;
+  const { snapshot, options, projectDir, keyParts } = ctx;
   // A scaffold's tree and a partial run analyse what they see, with no reuse.
   if (!snapshot || ctx.partial || ctx.tree) return undefined;
-  const base = options.noCache || cold ? undefined : incrementalBase(projectDir, tsconfigPath, keyParts, snapshot);
+  const base = options.noCache || cold ? undefined : incrementalBase(projectDir, keyParts, snapshot);
   const inc = new IncrementalPlanner(
     projectDir,
     base?.record ?? { roots: {}, crds: {} },
@@ -456,6 +458,12 @@ async function generatorInput(
   };
 }
 
+/** The per-root results an incremental selection is made from (the analysis sets byRoot whenever there is a selection). */
+function rootsOf(analysis: Pick<AnalysisResult, 'byRoot'>): ReadonlyMap<string, RootResult> {
+  if (!analysis.byRoot) throw new Error('manifests: an incremental selection without the analysis results per root');
+  return analysis.byRoot;
+}
+
 /**
  * The kept roots' marker uses joined to the new ones, and their warnings reported again; the
  * CRDs kept. Undefined when a changed root now declares a Kind an unchanged root declares (the
@@ -469,7 +477,7 @@ function joinKept(
   reporter: Reporter,
 ): { input: GeneratorInput; kept: Set<string> } | undefined {
   const cleanKinds = inc.cleanKinds();
-  for (const r of analysis.byRoot!.values()) {
+  for (const r of rootsOf(analysis).values()) {
     if (r.kinds.some((k) => cleanKinds.has(`${k.kind}.${k.group}`))) return undefined;
   }
   const uses = [...analysis.markers.class];
@@ -644,7 +652,7 @@ function planOf(ctx: RunContext, a: Analysed, p: Produced): RunPlan {
       ? () => {
           const record =
             a.selection && inc
-              ? incrementalRecord(inc, a.selection, a.analysis.byRoot!, a.kept, made, made.generatorEntries)
+              ? incrementalRecord(inc, a.selection, rootsOf(a.analysis), a.kept, made, made.generatorEntries)
               : undefined;
           writeCache(
             projectDir,
@@ -720,7 +728,7 @@ async function fill(
   const generators: Generator[] = [];
   for (const g of run.generators) {
     const key = selection && inc && g.inputKey ? sha256(g.inputKey(input)) : undefined;
-    const same = key !== undefined ? inc!.keptGenerator(g.name, key) : undefined;
+    const same = inc && key !== undefined ? inc.keptGenerator(g.name, key) : undefined;
     if (same) {
       for (const f of same.files) keep(f);
       for (const w of same.warnings) reporter.report(w);
@@ -729,7 +737,8 @@ async function fill(
   }
   for (const path of kept) {
     keep(path);
-    for (const w of inc!.previousCrdWarnings(path)) reporter.report(w);
+    // Kept paths come from an incremental plan: inc is set whenever kept is not empty.
+    for (const w of inc?.previousCrdWarnings(path) ?? []) reporter.report(w);
   }
   let collision = false;
   let failed = false;

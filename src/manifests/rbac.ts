@@ -133,29 +133,32 @@ function normalizeRules(input: readonly Rule[]): PolicyRule[] {
   }
   const j = (l: string[]) => l.join('&');
   // Each key is computed after normalising the rule, as controller-gen's key helpers do.
-  const withoutResources = (r: Rule) => (
-    normalize(r), `${j(r.groups)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`
-  );
-  const withoutGroups = (r: Rule) => (
-    normalize(r), `${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`
-  );
-  const withoutUrls = (r: Rule) => (
-    normalize(r), `${j(r.groups)} + ${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.verbs)}`
-  );
+  const withoutResources = (r: Rule) => {
+    normalize(r);
+    return `${j(r.groups)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`;
+  };
+  const withoutGroups = (r: Rule) => {
+    normalize(r);
+    return `${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.urls)} + ${j(r.verbs)}`;
+  };
+  const withoutUrls = (r: Rule) => {
+    normalize(r);
+    return `${j(r.groups)} + ${j(r.resources)} + ${j(r.resourceNames)} + ${j(r.verbs)}`;
+  };
   byKey = foldBy(byKey.values(), withoutResources, 'resources');
   byKey = foldBy(byKey.values(), withoutGroups, 'groups');
   byKey = foldBy(byKey.values(), withoutUrls, 'urls');
-  const keys = [...byKey.keys()].sort(compareBytes);
-  return keys.map((k) => {
-    const r = byKey.get(k)!;
-    const verbs = r.verbs.includes('*') ? ['*'] : r.verbs;
-    const rule: PolicyRule = { verbs };
-    if (r.groups.length) rule.apiGroups = r.groups;
-    if (r.resources.length) rule.resources = r.resources;
-    if (r.resourceNames.length) rule.resourceNames = r.resourceNames;
-    if (r.urls.length) rule.nonResourceURLs = r.urls;
-    return rule;
-  });
+  return [...byKey]
+    .sort(([a], [b]) => compareBytes(a, b))
+    .map(([, r]) => {
+      const verbs = r.verbs.includes('*') ? ['*'] : r.verbs;
+      const rule: PolicyRule = { verbs };
+      if (r.groups.length) rule.apiGroups = r.groups;
+      if (r.resources.length) rule.resources = r.resources;
+      if (r.resourceNames.length) rule.resourceNames = r.resourceNames;
+      if (r.urls.length) rule.nonResourceURLs = r.urls;
+      return rule;
+    });
 }
 
 /** Builds the ClusterRole and Roles from every `@Rbac` marker use; problems go to the reporter (KF4101). */
@@ -172,8 +175,8 @@ export function generateRbac(
   const byScope = new Map<string, { namespace: string; roleName: string; rules: Rule[] }>();
   const scope = (namespace: string, roleName: string) => {
     const key = JSON.stringify([namespace, roleName]);
-    let entry = byScope.get(key);
-    if (!entry) byScope.set(key, (entry = { namespace, roleName, rules: [] }));
+    const entry = byScope.get(key) ?? { namespace, roleName, rules: [] };
+    byScope.set(key, entry);
     return entry;
   };
   scope(managerNamespace, defaultRoleName);

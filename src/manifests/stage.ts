@@ -35,7 +35,7 @@ import { DiskHost, type Host, normalizePath } from '../machinery/host.js';
 import { pidAlive } from '../machinery/guard.js';
 import { describeChange } from '../machinery/plan.js';
 import { hasManagedHeader, withManagedHeader } from '../machinery/spec.js';
-import type { Change, Tree } from '../machinery/tree.js';
+import { type Change, type Tree, contentOf, previousOf } from '../machinery/tree.js';
 import { isSystemError, systemErrorHint } from '../util/fs-errors.js';
 
 /** A planned change: the plan's line for it, and where its new bytes wait (staged) or the bytes themselves (in memory). */
@@ -58,6 +58,18 @@ export interface OutputPlannerOptions {
 }
 
 const STAGE_DIR = /^stage-(\d+)$/;
+
+/** The stage folder of a planner in `stage` mode (the only mode that stages). */
+function stageFolder(stageDir: string | undefined): string {
+  if (stageDir === undefined) throw new Error('kubeforge: staging outside stage mode');
+  return stageDir;
+}
+
+/** Where a change's new bytes were staged (throws for a change that was not staged). */
+function stagedOf(c: PlannedChange): string {
+  if (c.staged === undefined) throw new Error(`kubeforge: ${c.kind} of ${c.path} was not staged`);
+  return c.staged;
+}
 
 /** Test only: as the disk host's (machinery/host.ts), milliseconds each staged file waits before its rename into place. */
 const TEST_COMMIT_DELAY_MS = Number(process.env.KUBEFORGE_TEST_COMMIT_DELAY_MS) || 0;
@@ -162,9 +174,9 @@ export class OutputPlanner implements OutputSink {
     if (this.options.mode === 'stage') {
       if (change.content) {
         // Named as the disk host's temporary files, which a later run removes when this one was killed.
-        const staged = `${join(this.stageDir!, 'new', ...change.path.split('/'))}.kubeforge-${process.pid}.tmp`;
+        const staged = `${join(stageFolder(this.stageDir), 'new', ...change.path.split('/'))}.kubeforge-${process.pid}.tmp`;
         if (!this.stageMade) {
-          removeStaleStages(dirname(dirname(this.stageDir!)));
+          removeStaleStages(dirname(dirname(stageFolder(this.stageDir))));
           this.stageMade = true;
         }
         try {
@@ -225,7 +237,7 @@ export class OutputPlanner implements OutputSink {
       for (const c of changes) {
         if (this.options.mode === 'memory') {
           if (c.kind === 'delete') this.host.remove(c.path);
-          else this.host.write(c.path, c.content!);
+          else this.host.write(c.path, contentOf(c));
           done.push({ change: c });
           continue;
         }
@@ -236,13 +248,13 @@ export class OutputPlanner implements OutputSink {
           // replaced), and the file keeps its mode.
           try {
             if (lstatSync(target).isSymbolicLink()) target = realpathSync(target);
-            chmodSync(c.staged!, statSync(target).mode & 0o7777);
+            chmodSync(stagedOf(c), statSync(target).mode & 0o7777);
           } catch {
             // gone meanwhile: written as new
           }
         }
         if (c.kind !== 'create') {
-          backup = join(this.stageDir!, 'old', ...c.path.split('/'));
+          backup = join(stageFolder(this.stageDir), 'old', ...c.path.split('/'));
           mkdirSync(dirname(backup), { recursive: true });
           // An update keeps the file in place until the staged one is renamed over it (one atomic
           // step): a process killed here (SIGKILL) leaves the old file or the new, never none.
@@ -260,7 +272,7 @@ export class OutputPlanner implements OutputSink {
           mkdirSync(dirname(target), { recursive: true });
           if (TEST_COMMIT_DELAY_MS > 0)
             Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, TEST_COMMIT_DELAY_MS);
-          renameSync(c.staged!, target);
+          renameSync(stagedOf(c), target);
         }
       }
     } catch (e) {
@@ -286,7 +298,7 @@ export class OutputPlanner implements OutputSink {
       try {
         if (this.options.mode === 'memory') {
           if (c.kind === 'create') this.host.remove(c.path);
-          else this.host.write(c.path, c.previous!);
+          else this.host.write(c.path, previousOf(c));
           continue;
         }
         const target = where ?? join(root, ...c.path.split('/'));

@@ -116,7 +116,7 @@ function directiveProblems(patch: Obj, shape: Shape, path: string): string[] {
         out.push(`${at}: unknown patch directive ${JSON.stringify(v)} (use "replace" or "delete")`);
     } else if (k.startsWith('$setElementOrder/')) {
       const f = shape.fields[k.slice('$setElementOrder/'.length)];
-      if (!f || f.t !== 'list') out.push(`${at}: $setElementOrder names no list field of the webhook`);
+      if (f?.t !== 'list') out.push(`${at}: $setElementOrder names no list field of the webhook`);
       else if (!Array.isArray(v)) out.push(`${at}: $setElementOrder takes a list`);
     } else if (k.startsWith('$')) {
       out.push(`${at}: directive ${k} is not supported here (kubeforge applies $patch and $setElementOrder)`);

@@ -303,6 +303,8 @@ function webhookObject(use: MarkerUse<'Webhook'>, operations: string[]): Webhook
     serviceNamespace,
     servicePort,
   } = a;
+  // checkWebhook, which ran first without a problem, requires sideEffects.
+  if (sideEffects === undefined) throw new Error(`@Webhook on ${use.target}: sideEffects unset after checkWebhook`);
   const groups = a.groups.map((g) => (g === 'core' ? '' : g));
   const rule: WebhookObject['rules'][number] = {};
   if (groups.length) rule.apiGroups = groups;
@@ -320,11 +322,11 @@ function webhookObject(use: MarkerUse<'Webhook'>, operations: string[]): Webhook
             ...(servicePort !== undefined ? { port: servicePort } : {}),
           },
         }
-      : { url: url! },
+      : { url },
     failurePolicy,
     name,
     rules: [rule],
-    sideEffects: sideEffects!,
+    sideEffects,
   };
   if (matchPolicy) hook.matchPolicy = matchPolicy;
   if (timeoutSeconds !== undefined) hook.timeoutSeconds = timeoutSeconds;

@@ -45,8 +45,9 @@ interface Fragment {
   indention: boolean;
 }
 
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
+/** Scalar ids have no keys or children: `a` undefined never matches. */
+function sameIds(a: readonly number[] | undefined, b: readonly number[]): boolean {
+  if (a === undefined || a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
@@ -107,13 +108,19 @@ export class YamlWriter {
           ? `r/${value.source}`
           : `${typeof value}:${String(value)}`;
     let id = map.get(key);
-    if (id === undefined) map.set(key, (id = this.newId(1)));
+    if (id === undefined) {
+      id = this.newId(1);
+      map.set(key, id);
+    }
     return id;
   }
 
   private keyId(key: string): number {
     let id = this.keyIds.get(key);
-    if (id === undefined) this.keyIds.set(key, (id = this.keyIds.size));
+    if (id === undefined) {
+      id = this.keyIds.size;
+      this.keyIds.set(key, id);
+    }
     return id;
   }
 
@@ -160,8 +167,8 @@ export class YamlWriter {
       for (const candidate of bucket) {
         if (
           this.isArray[candidate] === array &&
-          sameIds(this.keysOf[candidate]!, keys) &&
-          sameIds(this.childrenOf[candidate]!, children)
+          sameIds(this.keysOf[candidate], keys) &&
+          sameIds(this.childrenOf[candidate], children)
         ) {
           id = candidate;
           break;
@@ -210,7 +217,7 @@ function isDigit(ch: string): boolean {
   return /\p{Nd}/u.test(ch);
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[^\u0080-\uffff]*$/; // every UTF-16 unit below 0x80
 
 /**
  * go-yaml v2's map key order for string keys (sorter.go keyList.Less), three-way: the decision is taken at the first differing rune,
@@ -240,9 +247,9 @@ export function goYamlKeyCompare(a: string, b: string): number {
       }
     }
     let ai = i;
-    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + (ar[ai].codePointAt(0)! - 48);
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + ((ar[ai].codePointAt(0) ?? 0) - 48);
     let bi = i;
-    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + (br[bi].codePointAt(0)! - 48);
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + ((br[bi].codePointAt(0) ?? 0) - 48);
     if (an !== bn) return an < bn ? -1 : 1;
     if (ai !== bi) return ai < bi ? -1 : 1;
     return runeLess(ar[i], br[i]);
@@ -252,7 +259,8 @@ export function goYamlKeyCompare(a: string, b: string): number {
 
 /** Go's `a < b` on two different runes (one code point each). */
 function runeLess(a: string, b: string): number {
-  return a.codePointAt(0)! < b.codePointAt(0)! ? -1 : 1;
+  // a and b are one code point each, never empty
+  return (a.codePointAt(0) ?? 0) < (b.codePointAt(0) ?? 0) ? -1 : 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -345,7 +353,7 @@ function isBlankCh(ch: string | undefined): boolean {
  * double-quoted scalar, as controller-gen writes it.
  */
 function isPrintable(ch: string): boolean {
-  const c = ch.codePointAt(0)!;
+  const c = ch.codePointAt(0) ?? 0; // ch is one code point, never empty
   return (
     c === 0x0a ||
     (c >= 0x20 && c <= 0x7e) ||
@@ -474,7 +482,11 @@ class Emitter {
 
   /** The document so far (string concatenation: V8 ropes beat joining millions of pieces). */
   text = '';
-  private readonly out = { push: (t: string) => void (this.text += t) };
+  private readonly out = {
+    push: (t: string) => {
+      this.text += t;
+    },
+  };
   /** Characters written on the current line (go-yaml counts runes). */
   private column = 0;
   /** The previous character written was whitespace (or nothing on the line yet). */
@@ -555,18 +567,46 @@ class Emitter {
   }
 
   private write(value: unknown, indent: number, ctx: Context): void {
-    if (value === null || value === undefined) return this.scalar('null', indent, ctx, 'plain');
-    if (typeof value === 'boolean') return this.scalar(value ? 'true' : 'false', indent, ctx, 'plain');
-    if (typeof value === 'number') return this.scalar(formatNumber(value), indent, ctx, 'plain');
-    if (typeof value === 'bigint') return this.scalar(value.toString(), indent, ctx, 'plain');
-    if (typeof value === 'string') return this.stringScalar(value, indent, ctx);
-    if (value instanceof RegExp) return this.stringScalar(value.source, indent, ctx);
-    if (Array.isArray(value)) return this.sequence(value, indent, ctx);
-    if (value instanceof Map) return this.mapping(Object.fromEntries(value), indent, ctx);
+    if (value === null || value === undefined) {
+      this.scalar('null', indent, ctx, 'plain');
+      return;
+    }
+    if (typeof value === 'boolean') {
+      this.scalar(value ? 'true' : 'false', indent, ctx, 'plain');
+      return;
+    }
+    if (typeof value === 'number') {
+      this.scalar(formatNumber(value), indent, ctx, 'plain');
+      return;
+    }
+    if (typeof value === 'bigint') {
+      this.scalar(value.toString(), indent, ctx, 'plain');
+      return;
+    }
+    if (typeof value === 'string') {
+      this.stringScalar(value, indent, ctx);
+      return;
+    }
+    if (value instanceof RegExp) {
+      this.stringScalar(value.source, indent, ctx);
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.sequence(value, indent, ctx);
+      return;
+    }
+    if (value instanceof Map) {
+      this.mapping(Object.fromEntries(value), indent, ctx);
+      return;
+    }
     if (typeof value === 'object') {
       const toJSON = (value as { toJSON?: () => unknown }).toJSON;
-      if (typeof toJSON === 'function') return this.node(toJSON.call(value), indent, ctx);
-      return this.mapping(value as Record<string, unknown>, indent, ctx);
+      if (typeof toJSON === 'function') {
+        this.node(toJSON.call(value), indent, ctx);
+        return;
+      }
+      this.mapping(value as Record<string, unknown>, indent, ctx);
+      return;
     }
     throw new TypeError(`cannot serialise a ${typeof value} as YAML`);
   }
@@ -617,7 +657,10 @@ class Emitter {
   private scalar(s: string, indent: number, ctx: Context, requested: 'plain' | 'double' | 'literal'): void {
     const ascii = ASCII.test(s);
     let chars: string[] | undefined;
-    const getChars = () => (chars ??= Array.from(s));
+    const getChars = () => {
+      chars ??= Array.from(s);
+      return chars;
+    };
     const a = analyzeCached(s, getChars);
     const simpleKey = ctx === 'key';
     let style: 'plain' | 'single' | 'double' | 'literal' = requested;
@@ -643,15 +686,19 @@ class Emitter {
           this.indention = false;
           return;
         }
-        return this.writePlain(getChars(), scalarIndent, allowBreaks);
+        this.writePlain(getChars(), scalarIndent, allowBreaks);
+        return;
       }
       case 'single':
-        return this.writeSingle(getChars(), scalarIndent, allowBreaks);
+        this.writeSingle(getChars(), scalarIndent, allowBreaks);
+        return;
       case 'double':
-        return this.writeDouble(getChars(), scalarIndent, allowBreaks);
+        this.writeDouble(getChars(), scalarIndent, allowBreaks);
+        return;
       case 'literal':
-        if (ascii && !/[\r]/.test(s)) return this.writeLiteralFast(s, scalarIndent);
-        return this.writeLiteral(getChars(), scalarIndent);
+        if (ascii && !/[\r]/.test(s)) this.writeLiteralFast(s, scalarIndent);
+        else this.writeLiteral(getChars(), scalarIndent);
+        return;
     }
   }
 
@@ -763,7 +810,7 @@ class Emitter {
     let spaces = false;
     for (let i = 0; i < chars.length; i++) {
       const ch = chars[i];
-      const cp = ch.codePointAt(0)!;
+      const cp = ch.codePointAt(0) ?? 0; // ch is one code point, never empty
       if (!isPrintable(ch) || cp === 0xfeff || isBreakCh(ch) || ch === '"' || ch === '\\') {
         this.put('\\');
         const named: Record<number, string> = {

@@ -264,7 +264,9 @@ function manifestsOptionsOf(input: string): { recorded: Record<string, unknown>;
 function writeProject(output: string, input: string, config: ProjectConfig): string {
   const host = new DiskHost(output);
   const { recorded, moved } = manifestsOptionsOf(input);
-  const regenerated = ProjectFile.parse(host.read(PROJECT_FILE)!.toString('utf8')).config;
+  const written = host.read(PROJECT_FILE);
+  if (!written) throw new Error(`alpha generate: the regenerated project in ${output} has no ${PROJECT_FILE}`);
+  const regenerated = ProjectFile.parse(written.toString('utf8')).config;
   const extra = keptExtra(config, regenerated);
   if (Object.keys(recorded).length)
     extra.plugins = { ...((extra.plugins as Record<string, unknown>) ?? {}), [MANIFESTS_PLUGIN]: recorded };

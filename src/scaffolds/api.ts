@@ -947,9 +947,9 @@ async function ensureKindStorageVersion(
   if (!others.length) return;
   const storage = await ensureStorageVersion(tree, await TsEditor.create(), config, others, others[0]);
   problems.push(...storage.problems);
-  if (storage.added)
+  if (storage.added && storage.storage)
     warnings.push(
-      `${storage.storage!.file}: added @StorageVersion() to ${names.kind} ${storage.storage!.version}: a Kind with several versions stores one of them (move it to store another)`,
+      `${storage.storage.file}: added @StorageVersion() to ${names.kind} ${storage.storage.version}: a Kind with several versions stores one of them (move it to store another)`,
     );
 }
 
@@ -966,7 +966,7 @@ function setManagerImage(tree: Tree, kind: string, deployImage: DeployImage, pro
       }),
     );
   } else if (set.problem) problems.push(set.problem);
-  else if (set.text !== text) tree.write(MANAGER_FILE, set.text!);
+  else if (set.text !== text) tree.write(MANAGER_FILE, set.text);
 }
 
 /** config/default installs the CRDs: its `#- ../crd` line is switched on. */

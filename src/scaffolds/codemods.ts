@@ -265,9 +265,10 @@ export function migrateSource(text: string, fileName: string, available: (module
       st.moduleSpecifier.text !== 'kubeforge/runtime'
     )
       continue;
-    const named = st.importClause?.namedBindings;
-    if (!named || !ts.isNamedImports(named)) continue;
-    const typeOnly = st.importClause!.isTypeOnly;
+    const clause = st.importClause;
+    const named = clause?.namedBindings;
+    if (!clause || !named || !ts.isNamedImports(named)) continue;
+    const typeOnly = clause.isTypeOnly;
     const stay: string[] = [];
     let changed = false;
     for (const el of named.elements) {
@@ -306,7 +307,7 @@ export function migrateSource(text: string, fileName: string, available: (module
       if (!specs.length) continue;
       const have = existing.get(module);
       const haveNamed = have?.importClause?.namedBindings;
-      if (have && haveNamed && ts.isNamedImports(haveNamed) && have.importClause!.isTypeOnly === typeOnly) {
+      if (have && haveNamed && ts.isNamedImports(haveNamed) && have.importClause?.isTypeOnly === typeOnly) {
         const known = new Set(haveNamed.elements.map((e) => e.getText(sf)));
         const extra = specs.filter((s) => !known.has(s));
         if (extra.length)

@@ -367,7 +367,11 @@ function yamlValue(s: string): string {
  * its `env`, as Kubebuilder inserts it; its value replaced when it is there). Returns the text
  * unchanged when it already says so, or a problem (KF1089) when there is no such container.
  */
-export function setImageEnv(text: string, envName: string, image: string): { text?: string; problem?: Diagnostic } {
+export function setImageEnv(
+  text: string,
+  envName: string,
+  image: string,
+): { text: string; problem?: undefined } | { text?: undefined; problem: Diagnostic } {
   const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
   for (const doc of parseAllDocuments(text)) {
     if ('errors' in doc && doc.errors.length) break;
@@ -386,7 +390,8 @@ export function setImageEnv(text: string, envName: string, image: string): { tex
         return { text: text.slice(0, value.range[0]) + yamlValue(image) + text.slice(value.range[1]) };
       }
       const first = env.items[0] as YAMLMap;
-      const at = lineOf(first.range![0]) - 1;
+      if (!first.range) break;
+      const at = lineOf(first.range[0]) - 1;
       const dash = lines[at].indexOf('- ');
       if (dash < 0) break;
       const indent = ' '.repeat(dash);

@@ -62,8 +62,8 @@ export function fromCrdOptions<O extends FromCrdFlags>(
   } catch {
     text = undefined;
   }
-  if (text === undefined) fail(`--from-crd ${file}: no such file`, 'pass the path of a CRD YAML file');
-  const read = readCrdText(text!, file, options.kind);
+  if (text === undefined) return fail(`--from-crd ${file}: no such file`, 'pass the path of a CRD YAML file');
+  const read = readCrdText(text, file, options.kind);
   if (!read.crd) throw new DiagnosticError(read.problems);
   const crd = read.crd;
   const spec = crd.spec as Record<string, unknown>;
@@ -78,7 +78,7 @@ export function fromCrdOptions<O extends FromCrdFlags>(
   }));
   const version = options.version ?? versions.find((v) => v.storage)?.name ?? versions[0]?.name;
   if (!version || !versions.some((v) => v.name === version))
-    fail(
+    return fail(
       `--from-crd ${file}: the CRD has no version ${version}`,
       `pass --version ${versions.map((v) => v.name).join(' or ')}`,
       read.locate?.(['spec', 'versions']),
@@ -103,13 +103,15 @@ export function fromCrdOptions<O extends FromCrdFlags>(
   const external = options.externalApiPath !== undefined || options.resource === false;
   let group: string;
   let externalApiDomain = options.externalApiDomain;
+  let externalFile: string | undefined;
   if (external) {
     const path = options.externalApiPath;
     if (path === undefined || !/\.(m|c)?ts$/.test(path) || path.startsWith('../') || path.startsWith('/'))
-      fail(
+      return fail(
         `--from-crd with --resource=false writes the external Kind's classes into a file of the project: --external-api-path ${path ?? '(none)'} is not one`,
         'pass --external-api-path src/external/<group>/<version>.ts (or drop --resource=false to adopt the API as your own)',
       );
+    externalFile = posix.normalize(path).replace(/^\.\//, '');
     const domain =
       externalApiDomain ?? (options.group !== undefined ? undefined : crdGroup.split('.').slice(1).join('.'));
     group = options.group ?? (domain ? crdGroup.slice(0, crdGroup.length - domain.length - 1) : crdGroup);
@@ -135,9 +137,12 @@ export function fromCrdOptions<O extends FromCrdFlags>(
       `--from-crd and --plugins ${options.plugins.join(',')}: the types come from the CRD, and the plugin writes types of its own`,
       'drop --plugins (or --from-crd)',
     );
-  const imported = typesFromCrd(crd, { file, versions: all ? undefined : [version!], locate: read.locate });
+  const imported = typesFromCrd(crd, { file, versions: all ? undefined : [version], locate: read.locate });
   const errors = imported.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new DiagnosticError(errors);
+  // typesFromCrd imports every version asked for, and the CRD has `version` (checked above).
+  const chosen = imported.versions.find((v) => v.version === version);
+  if (!chosen) throw new Error(`--from-crd ${file}: version ${version} missing from the imported types`);
   // The scaffolded controller and its tests are written for the types create api writes (a spec
   // with foo, status.conditions of V1Condition): an imported Kind gets one only when asked.
   const warnings: string[] = [];
@@ -156,9 +161,9 @@ export function fromCrdOptions<O extends FromCrdFlags>(
       namespaced,
       ...(external ? { externalApiDomain } : {}),
     },
-    text: imported.versions.find((v) => v.version === version)!.text,
+    text: chosen.text,
     others: imported.versions.filter((v) => v.version !== version).map((v) => ({ version: v.version, text: v.text })),
     warnings: [...imported.problems.map((p) => `${p.code} ${p.message} (${p.hint})`), ...warnings],
-    externalFile: external ? posix.normalize(options.externalApiPath!).replace(/^\.\//, '') : undefined,
+    externalFile,
   };
 }

@@ -170,7 +170,7 @@ export function readCrdText(
   const crds: { crd: Obj; line: number; locate: Locate }[] = [];
   for (const d of Array.isArray(docs) ? docs : [docs]) {
     if (d.errors.length) {
-      const e = d.errors[0]!;
+      const e = d.errors[0];
       return {
         problems: [
           error(CODE, `--from-crd ${file} is not valid YAML: ${e.message.split('\n')[0]}`, {
@@ -203,7 +203,7 @@ export function readCrdText(
       ? crds
       : crds.filter((c) => (c.crd.spec as Obj | undefined)?.names && ((c.crd.spec as Obj).names as Obj).kind === kind);
   if (matching.length === 1) {
-    const { crd, line, locate } = matching[0]!;
+    const { crd, line, locate } = matching[0];
     if (crd.apiVersion !== 'apiextensions.k8s.io/v1')
       return {
         problems: [
@@ -247,7 +247,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /** PascalCase of a field name: `privateKey` -> `PrivateKey`, `x-kubernetes-foo` -> `XKubernetesFoo`. */
 export function pascal(name: string): string {
   const parts = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  const out = parts.map((p) => p[0]!.toUpperCase() + p.slice(1)).join('');
+  const out = parts.map((p) => p[0].toUpperCase() + p.slice(1)).join('');
   return /^[A-Za-z]/.test(out) ? out : `X${out}`;
 }
 
@@ -348,7 +348,7 @@ class VersionWriter {
   /** A fresh type name: the preferred one when free, else the alternatives, else numbered. */
   claim(...candidates: string[]): string {
     let name = candidates.find((c) => !this.taken.has(c));
-    const base = candidates[candidates.length - 1]!;
+    const base = candidates[candidates.length - 1];
     for (let i = 2; name === undefined; i++) if (!this.taken.has(`${base}${i}`)) name = `${base}${i}`;
     this.taken.add(name);
     return name;
@@ -360,8 +360,8 @@ class VersionWriter {
     for (const m of path.matchAll(/(\[\*\])|(\{\*\})|\.?([^.[{]+)/g)) {
       if (m[1]) keys.push('items');
       else if (m[2]) keys.push('additionalProperties');
-      else if (keys.length === 4) keys.push(m[3]!);
-      else keys.push('properties', m[3]!);
+      else if (keys.length === 4) keys.push(m[3]);
+      else keys.push('properties', m[3]);
     }
     if (key !== undefined) keys.push(key);
     return { file: this.file, ...this.locate?.(keys) };
@@ -590,7 +590,7 @@ class VersionWriter {
       else {
         objectClass = this.claim(...nameHint);
         this.shared.set(shareKey, objectClass);
-        this.segments.set(objectClass, nameHint[0]!.slice(this.kind.length));
+        this.segments.set(objectClass, nameHint[0].slice(this.kind.length));
         this.objectClass(objectClass, s, props, path);
       }
       keys.delete('required');
@@ -836,7 +836,8 @@ class VersionWriter {
   }
 
   decorateClass(name: string, description: string | undefined, decorators: string[], path: string): void {
-    const entry = this.classes.get(name)!;
+    const entry = this.classes.get(name);
+    if (!entry) throw new Error(`from-crd: decorating ${name}, which objectClass has not declared`);
     entry.head = `${this.doc(description, path, '')}${decorators.map((d) => `${d}\n`).join('')}`;
   }
 
@@ -889,7 +890,7 @@ function isIntOrStringAnyOf(anyOf: unknown[]): boolean {
 }
 
 function lowerFirst(s: string): string {
-  return s[0]!.toLowerCase() + s.slice(1);
+  return s[0].toLowerCase() + s.slice(1);
 }
 
 /**
@@ -965,9 +966,8 @@ export function typesFromCrd(crd: Obj, options: FromCrdOptions): CrdImport {
     const w = new VersionWriter(kind, version, file, problems, versions.indexOf(v), options.locate);
     const kindMarkers = kindMarkersOf(w, v, { version, multi, storageName, resourceArgs, annotations, labels });
     const schema = isObj(v.schema) && isObj(v.schema.openAPIV3Schema) ? v.schema.openAPIV3Schema : undefined;
-    const body = schema
-      ? kindBody(w, schema, kind)
-      : (w.fail('openAPIV3Schema', 'is missing', 'give the version a schema'), { doc: '', markers: [], fields: '' });
+    if (!schema) w.fail('openAPIV3Schema', 'is missing', 'give the version a schema');
+    const body = schema ? kindBody(w, schema, kind) : { doc: '', markers: [], fields: '' };
     // A Kind that requires apiVersion, kind or metadata (cert-manager's Challenge requires metadata).
     const rootRequired = schema && Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
     const req = (f: string) => (rootRequired.includes(f) ? `  ${w.marker('Required')}\n` : '');

@@ -31,10 +31,14 @@ interface PanelSpec {
 
 const JOB = 'job="$job"';
 
+/** Grafana's placeholder for the data source picked when the dashboard is imported (the text `${DS_PROMETHEUS}` itself). */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's import placeholder, written as it is
+const DATA_SOURCE_UID = '${DS_PROMETHEUS}';
+
 /** A time-series panel at grid position `i` (two per row). */
 function panel(p: PanelSpec, i: number): Record<string, unknown> {
   return {
-    datasource: { type: 'prometheus', uid: '${DS_PROMETHEUS}' },
+    datasource: { type: 'prometheus', uid: DATA_SOURCE_UID },
     description: p.description,
     fieldConfig: { defaults: { unit: p.unit }, overrides: [] },
     gridPos: { h: 8, w: 12, x: (i % 2) * 12, y: Math.floor(i / 2) * 8 },
@@ -44,7 +48,7 @@ function panel(p: PanelSpec, i: number): Record<string, unknown> {
       tooltip: { mode: 'multi', sort: 'desc' },
     },
     targets: p.targets.map((t, j) => ({
-      datasource: { type: 'prometheus', uid: '${DS_PROMETHEUS}' },
+      datasource: { type: 'prometheus', uid: DATA_SOURCE_UID },
       expr: t.expr,
       legendFormat: t.legendFormat,
       refId: String.fromCharCode(65 + j),
@@ -77,7 +81,7 @@ function dashboard(title: string, uid: string, panels: PanelSpec[]): string {
           name: 'job',
           label: 'Job',
           type: 'query',
-          datasource: { type: 'prometheus', uid: '${DS_PROMETHEUS}' },
+          datasource: { type: 'prometheus', uid: DATA_SOURCE_UID },
           definition: 'label_values(controller_runtime_reconcile_total, job)',
           query: { query: 'label_values(controller_runtime_reconcile_total, job)', refId: 'job' },
           refresh: 2,

@@ -360,8 +360,9 @@ export function validateInitOptions(options: InitOptions, folder: string): Valid
     else customHeader = read.text;
   }
   if (problems.length) throw new DiagnosticError(problems);
+  if (domain === undefined) throw new Error('init: --domain unset after its check');
   return {
-    domain: domain!,
+    domain,
     projectName,
     packageName,
     owner: options.owner ?? `The ${projectName} Authors`,
@@ -586,7 +587,7 @@ async function keepImageVariables(tree: Tree, config: ProjectConfig): Promise<st
     if (text === undefined || !image) continue;
     const set = setImageEnv(text, imageEnvName(r.kind), String(image));
     if (set.text !== undefined) text = set.text;
-    else warnings.push(set.problem!.message);
+    else warnings.push(set.problem.message);
   }
   if (text !== undefined && text !== tree.readText(MANAGER_FILE)) tree.write(MANAGER_FILE, text);
   return warnings;
@@ -634,7 +635,10 @@ async function keepControllersWired(tree: Tree, config: ProjectConfig, renderer:
     'config/default/manager_webhook_patch.yaml',
     'config/network-policy/kustomization.yaml',
     'config/webhook/kustomization.yaml',
-  ].filter((p) => tree.existsOnHost(p) && !tree.host.read(p)!.equals(tree.read(p) ?? Buffer.alloc(0)));
+  ].filter((p) => {
+    const onHost = tree.existsOnHost(p) ? tree.host.read(p) : undefined;
+    return onHost !== undefined && !onHost.equals(tree.read(p) ?? Buffer.alloc(0));
+  });
   const webhooks = config.resources.filter((r) => r.webhooks && rewritten.length > 0);
   if (webhooks.length) {
     warnings.push(

@@ -81,7 +81,7 @@ function packageFiles(host: Host, dir: string): string[] {
     if (/^(readme|license|licence)(\..*)?$/i.test(name) && host.kind(at(name)) === 'file') out.add(at(name));
   }
   const walk = (path: string) => {
-    const name = path.split('/').pop()!;
+    const name = path.slice(path.lastIndexOf('/') + 1);
     if (ALWAYS_EXCLUDED.has(name) || name.endsWith('.orig')) return;
     const kind = host.kind(at(path));
     if (kind === 'file') out.add(at(path));
@@ -142,8 +142,9 @@ function installablePackageJson(raw: Buffer): Buffer {
   const dropped = ['prepare', 'prepack', 'postpack', 'preinstall', 'install', 'postinstall'].filter(
     (s) => pkg.scripts?.[s] !== undefined,
   );
-  if (dropped.length === 0) return raw;
-  for (const s of dropped) delete pkg.scripts![s];
+  const scripts = pkg.scripts;
+  if (dropped.length === 0 || !scripts) return raw;
+  for (const s of dropped) delete scripts[s];
   return Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`, 'utf8');
 }
 
@@ -161,11 +162,15 @@ export function packKubeforge(host: Host): { name: string; data: Buffer } {
   const bins = new Set(
     (typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {})).map((b) => b.replace(/^\.\//, '')),
   );
-  const entries: TarEntry[] = files.map((f) => ({
-    path: `package/${f}`,
-    data: f === 'package.json' ? installablePackageJson(host.read(f)!) : host.read(f)!,
-    mode: bins.has(f) ? 0o755 : 0o644,
-  }));
+  const entries: TarEntry[] = files.map((f) => {
+    const bytes = host.read(f);
+    if (!bytes) throw new Error(`kubeforge: ${f} of ${host.root} was listed to pack but cannot be read`);
+    return {
+      path: `package/${f}`,
+      data: f === 'package.json' ? installablePackageJson(bytes) : bytes,
+      mode: bins.has(f) ? 0o755 : 0o644,
+    };
+  });
   return { name: `kubeforge-${pkg.version}.tgz`, data: createTgz(entries) };
 }
 

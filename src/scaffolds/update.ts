@@ -504,7 +504,7 @@ function checkFlags(options: UpdateOptions, project: string): string[] {
 
 /** --restore-path: each path names a file or folder on the user's branch (KF1327 otherwise). */
 function checkRestorePaths(restore: string[], original: Side, fromBranch: string): void {
-  const never = restore.filter((p) => IGNORED_TOP.has(p.split('/')[0]!));
+  const never = restore.filter((p) => IGNORED_TOP.has(p.split('/')[0]));
   if (never.length)
     throw fail(
       'KF1327',
@@ -788,8 +788,10 @@ function scaffoldSides(
   }
   for (const side of sameKubeforge ? [ancestor, upgrade] : [ancestor]) {
     const pkg = side.get('package.json');
-    if (pkg && dep(userPackage) && dep(pkg.data.toString('utf8')))
-      pkg.data = Buffer.from(pkg.data.toString('utf8').replace(dep(pkg.data.toString('utf8'))!, dep(userPackage)!));
+    if (!pkg) continue;
+    const mine = dep(userPackage);
+    const theirs = dep(pkg.data.toString('utf8'));
+    if (mine && theirs) pkg.data = Buffer.from(pkg.data.toString('utf8').replace(theirs, mine));
   }
   return { ancestor, upgrade };
 }
@@ -930,9 +932,8 @@ function startWrite(run: UpdateRun): Written {
       }
       for (const f of written.paths) {
         const tracked = git(['cat-file', '-e', `${head}:${prefix}${f}`], { allowFail: true }).status === 0;
-        const r = tracked
-          ? git(['checkout', '--quiet', head, '--', f], { allowFail: true })
-          : { status: existsSync(join(project, f)) ? (rmSync(join(project, f), { force: true }), 0) : 0 };
+        if (!tracked && existsSync(join(project, f))) rmSync(join(project, f), { force: true });
+        const r = tracked ? git(['checkout', '--quiet', head, '--', f], { allowFail: true }) : { status: 0 };
         if (r.status !== 0) failed.push(f);
       }
       git(['reset', '--quiet'], { allowFail: true });
@@ -995,8 +996,9 @@ function refuseLinks(run: UpdateRun, result: Merged['result']): void {
   for (const f of [...result.keys()].sort()) {
     const parts = f.split('/');
     const link = parts.map((_, i) => parts.slice(0, i + 1).join('/')).find((p) => links.has(p));
-    if (link === undefined) continue;
-    const target = git.text(['cat-file', 'blob', links.get(link)!]);
+    const blob = link === undefined ? undefined : links.get(link);
+    if (link === undefined || blob === undefined) continue;
+    const target = git.text(['cat-file', 'blob', blob]);
     problems.push(
       error(
         'KF1328',

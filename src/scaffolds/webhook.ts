@@ -366,7 +366,7 @@ function checkWebhookPlural(
   if (options.plural !== current) {
     problems.push(
       error('KF1067', `--plural ${options.plural} differs from the resource name of ${flags.kind}, "${current}"`, {
-        ...project.locate(k.existing!),
+        ...(k.existing ? project.locate(k.existing) : { file: PROJECT_FILE }),
         hint: recordedPlural
           ? `pass --plural ${recordedPlural}, or drop --plural`
           : 'drop --plural (the API was created without it)',
@@ -466,7 +466,7 @@ function conversionSpokes(
   if (versions.length < 2) {
     problems.push(
       error('KF1063', `${kind} has one version (${version}): there is nothing to convert to or from`, {
-        ...project.locate(k.existing!),
+        ...(k.existing ? project.locate(k.existing) : { file: PROJECT_FILE }),
         hint: `add a second version first: kubeforge create api --group ${group} --version v2 --kind ${kind} --controller=false; then --conversion --spoke v2`,
       }),
     );
@@ -891,23 +891,28 @@ async function markHub(plan: WebhookPlan): Promise<void> {
   const { tree, editor, problems } = plan;
   const { names, config } = plan.valid;
   const versions = config.resources.filter((r) => r.api && r.group === names.group && r.kind === names.kind);
-  const hub = versions.find((r) => sameGVK(r, names))!;
+  const hub = versions.find((r) => sameGVK(r, names));
+  if (!hub) throw new Error(`create webhook: ${names.kind} ${names.version} is not in PROJECT after its check`);
   const storage = await ensureStorageVersion(tree, editor, config, versions, hub);
   problems.push(...storage.problems);
-  if (storage.storage && storage.storage.version !== names.version) {
+  const stored = storage.storage;
+  if (stored && stored.version !== names.version) {
     problems.push(
       error(
         'KF1064',
-        `${names.kind} ${storage.storage.version} is the storage version (@StorageVersion() in ${storage.storage.file}), so it must be the hub, not ${names.version}`,
+        `${names.kind} ${stored.version} is the storage version (@StorageVersion() in ${stored.file}), so it must be the hub, not ${names.version}`,
         {
-          file: storage.storage.file,
-          line: storage.storage.line,
-          hint: `run with --version ${storage.storage.version} --spoke ${[...versions.map((r) => r.version).filter((v) => v !== storage.storage!.version)].join(',')}; or move @StorageVersion() to ${names.version} first`,
+          file: stored.file,
+          line: stored.line,
+          hint: `run with --version ${stored.version} --spoke ${[...versions.map((r) => r.version).filter((v) => v !== stored.version)].join(',')}; or move @StorageVersion() to ${names.version} first`,
         },
       ),
     );
-  } else if (storage.storage) {
-    const text = tree.readText(names.typesFile)!;
+  } else if (stored) {
+    // ensureStorageVersion read the hub's types file to find or add its @StorageVersion().
+    const text = tree.readText(names.typesFile);
+    if (text === undefined)
+      throw new Error(`create webhook: ${names.typesFile} vanished after its storage version was read`);
     const sf = editor.parse(names.typesFile, text);
     editor.addDecorators(sf, names.kind, [editor.importName(sf, 'kubeforge/markers', 'ConversionWebhook')]);
     tree.write(names.typesFile, sf.getFullText());
@@ -1117,7 +1122,7 @@ async function registerInMain(plan: WebhookPlan): Promise<string | undefined> {
     }),
   };
   applyInserters(tree, [main], problems);
-  if (mainText !== undefined && !tree.readText('src/main.ts')!.includes('newWebhookServer(')) {
+  if (mainText !== undefined && !(tree.readText('src/main.ts') ?? mainText).includes('newWebhookServer(')) {
     warnings.push(
       'src/main.ts builds no webhook server (it predates kubeforge create webhook): pass `webhookServer: newWebhookServer({ port: 9443, certDir: ... })` to newManager so that the webhooks are served',
     );
@@ -1186,7 +1191,7 @@ async function switchOnWebhookConfig(plan: WebhookPlan, mainText: string | undef
   if (valid.conversion) {
     const crdName = `${names.plural}.${names.qualifiedGroup}`;
     const text = tree.readText(def);
-    if (text !== undefined && text.includes('+kubebuilder:scaffold:crdkustomizecainjection')) {
+    if (text?.includes('+kubebuilder:scaffold:crdkustomizecainjection')) {
       const fragment = await render('webhook/fragments/crd_cainjection.yaml.hbs', { crdName });
       tree.write(
         def,

@@ -76,7 +76,10 @@ function mergeNamedSeq(base: YAMLSeq | undefined, mine: YAMLSeq, next: YAMLSeq):
   if (!all.every((i) => nameOf(i) !== undefined)) return CONFLICT;
   const find = (s: YAMLSeq | undefined, name: string) => s?.items.find((i) => nameOf(i) === name) as Node | undefined;
   const names: string[] = [];
-  for (const i of [...mine.items, ...next.items]) if (!names.includes(nameOf(i)!)) names.push(nameOf(i)!);
+  for (const i of [...mine.items, ...next.items]) {
+    const name = nameOf(i);
+    if (name !== undefined && !names.includes(name)) names.push(name);
+  }
   for (const name of names) {
     const m = find(mine, name);
     const b = find(base, name);

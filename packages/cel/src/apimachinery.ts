@@ -10,7 +10,7 @@
 export function byteLength(s: string): number {
   let n = 0;
   for (const ch of s) {
-    const c = ch.codePointAt(0)!;
+    const c = ch.codePointAt(0) ?? 0; // ch is one code point, never empty
     n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
   }
   return n;

@@ -169,24 +169,22 @@ export function checkExpression(
  */
 function callsAtParen(root: Expr, text: string, positions: Map<bigint, number>): void {
   const stack = [root];
-  while (stack.length) {
-    const e = stack.pop()!;
+  for (let e = stack.pop(); e; e = stack.pop()) {
     const k = e.exprKind;
     if (k.case === 'callExpr') {
       stack.push(...(k.value.target ? [k.value.target] : []), ...k.value.args);
       const fn = k.value.function;
-      let at = positions.get(e.id);
-      if (at === undefined || !/^[A-Za-z_][\w]*$/.test(fn)) continue;
-      const skipSpace = () => {
-        while (at! < text.length && /\s/.test(text[at!])) at!++;
+      const start = positions.get(e.id);
+      if (start === undefined || !/^[A-Za-z_][\w]*$/.test(fn)) continue;
+      const skipSpace = (from: number) => {
+        let to = from;
+        while (to < text.length && /\s/.test(text[to])) to++;
+        return to;
       };
-      if (text[at] === '.') {
-        at++;
-        skipSpace();
-      }
+      let at = start;
+      if (text[at] === '.') at = skipSpace(at + 1);
       if (!text.startsWith(fn, at)) continue;
-      at += fn.length;
-      skipSpace();
+      at = skipSpace(at + fn.length);
       if (text[at] === '(') positions.set(e.id, at);
     } else if (k.case === 'selectExpr' && k.value.operand) stack.push(k.value.operand);
     else if (k.case === 'listExpr') stack.push(...k.value.elements);
@@ -238,8 +236,8 @@ function bracketDepth(source: string): number {
 function callDepth(root: Expr): number {
   let max = 0;
   const stack: [Expr, number][] = [[root, 0]];
-  while (stack.length) {
-    const [e, d] = stack.pop()!;
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [e, d] = top;
     const k = e.exprKind;
     const children: (Expr | undefined)[] =
       k.case === 'callExpr'
@@ -427,14 +425,16 @@ class Checker {
 
   /** A comprehension: the macros' expansion (cel-go's checkComprehension). */
   private checkComprehension(c: ExprCase<'comprehensionExpr'>, scope: Map<string, CelT>): CelT {
-    const rt = c.iterRange ? this.check(c.iterRange, scope) : T.dyn;
+    const range = c.iterRange;
+    const rt = range ? this.check(range, scope) : T.dyn;
     let iter: CelT;
     if (rt.kind === 'list') iter = rt.elem;
     else if (rt.kind === 'map') iter = rt.key;
-    else if (rt.kind === 'dyn') iter = T.dyn;
+    // without a range rt is dyn: range is set here
+    else if (rt.kind === 'dyn' || !range) iter = T.dyn;
     else
       iter = this.issue(
-        c.iterRange!,
+        range,
         `expression of type '${typeName(rt)}' cannot be range of a comprehension (must be list, map, or dynamic)`,
       );
     let accu = c.accuInit ? this.check(c.accuInit, scope) : T.dyn;
@@ -497,7 +497,7 @@ class Checker {
       parts.unshift(cur.exprKind.value.field);
       cur = cur.exprKind.value.operand;
     }
-    if (!cur || cur.exprKind.case !== 'identExpr') return undefined;
+    if (cur?.exprKind.case !== 'identExpr') return undefined;
     const root = cur.exprKind.value.name;
     if (scope.has(root) || this.variables[root]) return undefined;
     return [root, ...parts].join('.');
@@ -604,7 +604,8 @@ class Checker {
     for (const o of candidates) {
       if (!!o.target !== !!tt || o.args.length !== ats.length) continue;
       const b = new Map<string, CelT>();
-      if (o.target && !assign(o.target, tt!, b)) continue;
+      // o.target and tt are both set or both unset (checked above)
+      if (o.target && tt && !assign(o.target, tt, b)) continue;
       if (!o.args.every((p, i) => assign(p, ats[i], b))) continue;
       matches.push({ o, result: substitute(o.result, b) });
     }
@@ -729,7 +730,7 @@ function formatProblem(
     let j = i + 1;
     if (text[j] === '.') {
       j++;
-      const digits = /^\d*/.exec(text.slice(j))![0];
+      const digits = /^\d*/.exec(text.slice(j))?.[0] ?? '';
       j += digits.length;
       if (j >= text.length)
         return {
@@ -787,12 +788,10 @@ function sameKind(a: CelT, b: CelT): boolean {
   if (a.kind === 'object' && b.kind === 'object') return a === b;
   if (a.kind === 'list' && b.kind === 'list') return sameKind(a.elem, b.elem);
   if (a.kind === 'map' && b.kind === 'map') return sameKind(a.key, b.key) && sameKind(a.value, b.value);
-  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name)
-    return (
-      !a.params ||
-      !b.params ||
-      (a.params.length === b.params.length && a.params.every((p, i) => sameKind(p, b.params![i])))
-    );
+  if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) {
+    const bp = b.params;
+    return !a.params || !bp || (a.params.length === bp.length && a.params.every((p, i) => sameKind(p, bp[i])));
+  }
   return (
     typeName(a) === typeName(b) ||
     (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque' && a.kind !== 'list' && a.kind !== 'map')
@@ -800,7 +799,12 @@ function sameKind(a: CelT, b: CelT): boolean {
 }
 
 function sum(xs: (number | undefined)[]): number | undefined {
-  return xs.every((x) => x !== undefined) ? xs.reduce((a, b) => a! + b!, 0) : undefined;
+  let total = 0;
+  for (const x of xs) {
+    if (x === undefined) return undefined;
+    total += x;
+  }
+  return total;
 }
 
 /** Can a value of type `actual` be passed where `param` is expected (binding type parameters in `b`)? */
@@ -826,10 +830,9 @@ function assign(param: CelT, actual: CelT, b: Map<string, CelT>): boolean {
     return assign(param.key, actual.key, b) && assign(param.value, actual.value, b);
   if (param.kind === 'opaque' && actual.kind === 'opaque') {
     if (param.name !== actual.name) return false;
-    if (!param.params || !actual.params) return true;
-    return (
-      param.params.length === actual.params.length && param.params.every((p, i) => assign(p, actual.params![i], b))
-    );
+    const ap = actual.params;
+    if (!param.params || !ap) return true;
+    return param.params.length === ap.length && param.params.every((p, i) => assign(p, ap[i], b));
   }
   if (param.kind === 'object' && actual.kind === 'object') return sameObject(param, actual);
   return true;
@@ -873,10 +876,11 @@ export function join(a: CelT, b: CelT): CelT {
     return { kind: a.kind, max: a.max !== undefined && b.max !== undefined ? Math.max(a.max, b.max) : undefined };
   if (a.kind === b.kind && a.kind !== 'object' && a.kind !== 'opaque') return a;
   if (a.kind === 'opaque' && b.kind === 'opaque' && a.name === b.name) {
-    if (!a.params || !b.params || a.params.length !== b.params.length) return a.params ? a : b;
+    const bp = b.params;
+    if (!a.params || !bp || a.params.length !== bp.length) return a.params ? a : b;
     return T.opaque(
       a.name,
-      a.params.map((p, i) => join(p, b.params![i])),
+      a.params.map((p, i) => join(p, bp[i])),
     );
   }
   if (a.kind === 'object' && b.kind === 'object' && sameObject(a, b)) return a;

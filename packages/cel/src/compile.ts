@@ -85,7 +85,7 @@ export function compileRule(
   if (!problems.length && checked.programError)
     problems.push({ part: 'rule', message: `program instantiation failed: ${checked.programError}`, offset: 0 });
   let messageChecked: Checked | undefined;
-  if (rule.messageExpression !== undefined && rule.messageExpression.trim()) {
+  if (rule.messageExpression?.trim()) {
     messageChecked = checkExpression(rule.messageExpression, vars, options);
     for (const i of messageChecked.issues)
       problems.push({ part: 'messageExpression', message: i.message, offset: i.offset });

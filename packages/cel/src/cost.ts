@@ -63,10 +63,10 @@ function mulFactor(x: bigint, factor: number): bigint {
 const add = (a: Range, b: Range): Range => ({ min: addSat(a.min, b.min), max: addSat(a.max, b.max) });
 const mul = (a: Range, b: Range): Range => ({ min: mulSat(a.min, b.min), max: mulSat(a.max, b.max) });
 const byFactor = (a: Range, f: number): Range => ({ min: mulFactor(a.min, f), max: mulFactor(a.max, f) });
-const union = (a: Range, b: Range): Range => ({
-  min: a.min < b.min ? a.min : b.min,
-  max: a.max > b.max ? a.max : b.max,
-});
+// Math.min and Math.max take numbers; ranges are bigints.
+const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+const union = (a: Range, b: Range): Range => ({ min: minBig(a.min, b.min), max: maxBig(a.max, b.max) });
 const sum = (rs: readonly Range[]): Range => rs.reduce(add, ZERO);
 
 /** cel-go's per-unit costs (common/cost.go). */
@@ -247,6 +247,11 @@ const TWO_VAR = new Set(['all', 'exists', 'existsOne', 'transformList', 'transfo
 /** Builds the estimator's tree from a checked expression (macros in cel-go's expansion). */
 function build(c: Checked): Node {
   const typeOf = (e: Expr): CelT => c.types.get(e.id) ?? T.dyn;
+  /** A part of a comprehension (the parser and the macros always set all five). */
+  const part = (x: Expr | undefined, what: string): Expr => {
+    if (!x) throw new Error(`cel cost: a comprehension without its ${what}`);
+    return x;
+  };
   const conv = (e: Expr): Node => {
     const k = e.exprKind;
     const t = typeOf(e);
@@ -313,11 +318,11 @@ function build(c: Checked): Node {
           kind: 'comp',
           iterVar: v.iterVar,
           accuVar: v.accuVar,
-          range: conv(v.iterRange!),
-          init: conv(v.accuInit!),
-          cond: conv(v.loopCondition!),
-          step: conv(v.loopStep!),
-          result: conv(v.result!),
+          range: conv(part(v.iterRange, 'range')),
+          init: conv(part(v.accuInit, 'accumulator init')),
+          cond: conv(part(v.loopCondition, 'loop condition')),
+          step: conv(part(v.loopStep, 'loop step')),
+          result: conv(part(v.result, 'result')),
           t,
         };
       }
@@ -501,7 +506,8 @@ function build(c: Checked): Node {
     return undefined;
   };
 
-  return conv(c.ast!);
+  if (!c.ast) throw new Error('cel cost: a checked expression without its syntax tree');
+  return conv(c.ast);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -521,7 +527,8 @@ function append(p: Path | undefined, s: string): Path {
   const cap = p?.arr.length ?? 0;
   const newCap = len + 1 > 2 * cap ? len + 1 : cap < 256 ? 2 * cap : cap + Math.ceil((cap + 768) / 4);
   const arr = new Array<string>(newCap).fill('');
-  for (let i = 0; i < len; i++) arr[i] = p!.arr[i];
+  const prev = p?.arr ?? [];
+  for (let i = 0; i < len; i++) arr[i] = prev[i];
   arr[len] = s;
   return { arr, len: len + 1 };
 }
@@ -537,6 +544,12 @@ interface AstNode {
   t: CelT;
   expr?: Node;
   computed?: Range;
+}
+
+/** The tree node of a call's argument (every argument has one). */
+function exprOf(a: AstNode): Node {
+  if (!a.expr) throw new Error('cel cost: a call argument without its expression');
+  return a.expr;
 }
 
 interface CallEstimate {
@@ -938,8 +951,8 @@ class Coster {
       }
       case 'conditional': {
         const size = union(sizeOf(args[1]), sizeOf(args[2]));
-        const a = this.entrySize(args[1].expr!);
-        const b = this.entrySize(args[2].expr!);
+        const a = this.entrySize(exprOf(args[1]));
+        const b = this.entrySize(exprOf(args[2]));
         if (a && b) this.entries.set(e, { container: a.container, key: union(a.key, b.key), val: union(a.val, b.val) });
         return { cost: add(argCosts[0], union(argCosts[1], argCosts[2])), resultSize: size };
       }
@@ -948,8 +961,8 @@ class Coster {
       case 'add_list':
         if (args.length === 2) {
           const resultSize = add(sizeOf(args[0]), sizeOf(args[1]));
-          const a = this.entrySize(args[0].expr!);
-          const b = this.entrySize(args[1].expr!);
+          const a = this.entrySize(exprOf(args[0]));
+          const b = this.entrySize(exprOf(args[1]));
           if (a && b)
             this.entries.set(e, { container: a.container, key: union(a.key, b.key), val: union(a.val, b.val) });
           if (id === 'add_list') return { cost: add(ONE, argSum), resultSize };
@@ -968,7 +981,7 @@ class Coster {
       case 'not_equals': {
         const l = sizeOf(args[0]);
         const r = sizeOf(args[1]);
-        const smallest = l.max < r.max ? l.max : r.max;
+        const smallest = minBig(l.max, r.max);
         return { cost: add(byFactor({ min: smallest > 0n ? 1n : 0n, max: smallest }, STRING_TRAVERSAL), argSum) };
       }
       default:

@@ -160,6 +160,13 @@ function sum(this: CelList): never {
   return sumOf(this) as never;
 }
 
+/** The whole nanoseconds of a duration (a value isDuration accepts). */
+function durationNanos(v: unknown): bigint {
+  const w = wkt(v);
+  if (!w) throw new Error(`not a duration: ${String(v)}`);
+  return nanosOf(w);
+}
+
 /** The lists library's sum: numbers of one kind, or durations; an empty list sums to its element type's zero. */
 function sumOf(list: CelList): CelValue {
   const xs = [...list];
@@ -174,7 +181,7 @@ function sumOf(list: CelList): CelValue {
           : 0n) as unknown as CelValue;
   }
   if (xs.every(isDuration))
-    return durationFromNanos(xs.reduce<bigint>((a, x) => a + nanosOf(wkt(x)!), 0n)) as unknown as CelValue;
+    return durationFromNanos(xs.reduce<bigint>((a, x) => a + durationNanos(x), 0n)) as unknown as CelValue;
   if (xs.every((x) => typeof x === 'bigint')) {
     const s = (xs as bigint[]).reduce((a, b) => a + b, 0n);
     if (s > 9223372036854775807n || s < -9223372036854775808n) throw new Error('integer overflow');
@@ -247,7 +254,7 @@ const EVAL_FUNCS: CelFunc[] = [
   celFunc('_+_', [LIST, LIST], LIST, (a, b) => concatLists(a, b)),
   // durations: cel-go's getters give the whole duration in the unit
   celMethod('getMilliseconds', DURATION, [], INT, function () {
-    return nanosOf(wkt(this)!) / 1_000_000n;
+    return durationNanos(this) / 1_000_000n;
   }),
   // the Kubernetes lists library
   celMethod('isSorted', LIST, [], BOOL, function () {
@@ -363,12 +370,15 @@ const EVAL_FUNCS: CelFunc[] = [
   celFunc('@kf.optList', [LIST, LIST], LIST, (xs, opt) => {
     const flags = [...opt];
     const out: CelValue[] = [];
-    [...xs].forEach((x, i) => {
+    for (const [i, x] of [...xs].entries()) {
       if (!flags[i]) out.push(x);
       else if (!isOptional(x))
         throw new Error(`found no matching overload for 'optional element' applied to '${String(x)}'`);
-      else if (optValue(x) !== undefined) out.push(optValue(x)!);
-    });
+      else {
+        const value = optValue(x);
+        if (value !== undefined) out.push(value);
+      }
+    }
     return celList(out as never);
   }),
   celFunc('@kf.optMap', [LIST, LIST, LIST], MAP, (keys, values, opt) => {
@@ -665,7 +675,8 @@ function walk(
   for (const a of validation.allOf ?? []) walk(a, node, v, old, path, isRoot, out);
   if (Array.isArray(v)) {
     const items = node.items;
-    if (!items || !validation.items) return;
+    const itemValidation = validation.items;
+    if (!items || !itemValidation) return;
     const keys = node['x-kubernetes-list-type'] === 'map' ? (node['x-kubernetes-list-map-keys'] ?? []) : undefined;
     const olds = Array.isArray(old) ? (old as Record<string, unknown>[]) : [];
     v.forEach((x, i) => {
@@ -683,7 +694,7 @@ function walk(
             )
           : undefined;
       walk(
-        validation.items!,
+        itemValidation,
         items,
         x,
         o,
@@ -712,10 +723,11 @@ function walk(
       );
     return;
   }
-  for (const k of Object.keys(validation.properties ?? {}).sort()) {
+  const properties = validation.properties ?? {};
+  for (const k of Object.keys(properties).sort()) {
     const p = node.properties?.[k];
     if (!p || (k === 'metadata' && isRoot)) continue;
-    walk(validation.properties![k], p, o[k], oo?.[k], join(path, k), p['x-kubernetes-embedded-resource'] === true, out);
+    walk(properties[k], p, o[k], oo?.[k], join(path, k), p['x-kubernetes-embedded-resource'] === true, out);
   }
 }
 

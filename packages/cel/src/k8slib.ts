@@ -240,6 +240,7 @@ const urlError = (s: string, msg: string) =>
 
 /** An absolute URI or an absolute path, as Go's url.ParseRequestURI reads it (no fragment: a `#` is part of the text). */
 function parseURL(s: string): GoURL {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point (Go's url.Parse refuses them)
   if (/[\x00-\x1f\x7f]/.test(s)) throw urlError(s, 'net/url: invalid control character in URL');
   if (s === '') throw urlError(s, 'empty url');
   const u: GoURL = { scheme: '', opaque: '', host: '', rawPath: '', rawQuery: '' };
@@ -282,7 +283,8 @@ function parseURL(s: string): GoURL {
   if (/%(?![0-9A-Fa-f]{2})/.test(rest))
     throw urlError(
       s,
-      `invalid URL escape ${JSON.stringify(/%.{0,2}/.exec(rest.slice(rest.search(/%(?![0-9A-Fa-f]{2})/)))![0])}`,
+      // the test above found that % (the match is never empty)
+      `invalid URL escape ${JSON.stringify(/%.{0,2}/.exec(rest.slice(rest.search(/%(?![0-9A-Fa-f]{2})/)))?.[0] ?? '%')}`,
     );
   u.rawPath = rest;
   return u;
@@ -323,7 +325,9 @@ function parseQuery(q: string): Record<string, string[]> {
     const eq = part.indexOf('=');
     const [k, v] = eq >= 0 ? [part.slice(0, eq), part.slice(eq + 1)] : [part, ''];
     const un = (x: string) => decodeURIComponentSafe(x.replace(/\+/g, ' '));
-    (out[un(k)] ??= []).push(un(v));
+    const key = un(k);
+    out[key] ??= [];
+    out[key].push(un(v));
   }
   return out;
 }
@@ -415,7 +419,7 @@ function parseIPv6(input: string): Addr {
       if (i + 4 > 16)
         throw new ParseAddrError(input, 'too many hex fields to fit an embedded IPv4 at the end of the address', s);
       const end = input.length - (zone ? zone.length + 1 : 0);
-      ipv4Fields(input, end - s.length, end).forEach((b, j) => (ip[i + j] = b));
+      for (const [j, b] of ipv4Fields(input, end - s.length, end).entries()) ip[i + j] = b;
       s = '';
       i += 4;
       break;

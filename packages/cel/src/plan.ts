@@ -203,11 +203,12 @@ export function goParseDuration(text: string): bigint | undefined {
   const LIMIT = 1n << 63n;
   let d = 0n;
   while (s !== '') {
-    const m = /^(\d*)(?:\.(\d*))?/.exec(s)!;
+    const m = /^(\d*)(?:\.(\d*))?/.exec(s);
+    if (!m) return undefined; // never: every part of the pattern may be empty
     const [whole, int, frac] = m;
     if (!int && !frac) return undefined;
     s = s.slice(whole.length);
-    const unitText = /^[^\d.]*/.exec(s)![0];
+    const unitText = /^[^\d.]*/.exec(s)?.[0];
     if (!unitText) return undefined;
     const unit = units[unitText];
     if (unit === undefined) return undefined;
@@ -312,8 +313,7 @@ function children(e: Expr): Expr[] {
 export function literalIssues(root: Expr, at: (e: Expr) => { prefix: string; offset: number }): CelIssue[] {
   const out: CelIssue[] = [];
   const stack = [root];
-  while (stack.length) {
-    const e = stack.pop()!;
+  for (let e = stack.pop(); e; e = stack.pop()) {
     stack.push(...children(e));
     if (e.exprKind.case !== 'callExpr') continue;
     const { function: fn, args } = e.exprKind.value;

@@ -207,22 +207,24 @@ function expandMacro(
   visit: (e: Node) => Node,
   temp: () => string,
 ): Node | undefined {
+  const arg0 = identName(args[0]);
+  const arg1 = identName(args[1]);
   // macros: the loop variables are identifiers, the operand is the target
   if (
     target &&
     TWO_VAR.has(fn) &&
     (args.length === 3 || (args.length === 4 && fn.startsWith('transform'))) &&
-    identName(args[0]) &&
-    identName(args[1])
+    arg0 &&
+    arg1
   ) {
-    return twoVar(r, fn, visit(target), identName(args[0])!, identName(args[1])!, args.slice(2).map(visit), temp());
+    return twoVar(r, fn, visit(target), arg0, arg1, args.slice(2).map(visit), temp());
   }
-  if (target && fn === 'existsOne' && args.length === 2 && identName(args[0])) {
+  if (target && fn === 'existsOne' && args.length === 2 && arg0) {
     const accu = '@kf.accu';
     const one = (n: bigint) => lit(r, 'int64Value', n);
     const step = call(r, '_?_:_', [visit(args[1]), call(r, '_+_', [ident(r, accu), one(1n)]), ident(r, accu)]);
     return fold(r, {
-      iterVar: identName(args[0])!,
+      iterVar: arg0,
       range: visit(target),
       accuVar: accu,
       init: one(0n),
@@ -231,10 +233,10 @@ function expandMacro(
       result: call(r, '_==_', [ident(r, accu), one(1n)]),
     });
   }
-  if (target && fn === 'sortBy' && args.length === 2 && identName(args[0])) {
+  if (target && fn === 'sortBy' && args.length === 2 && arg0) {
     const t = temp();
     const keys = fold(r, {
-      iterVar: identName(args[0])!,
+      iterVar: arg0,
       range: ident(r, t),
       accuVar: '@kf.keys',
       init: list(r, []),
@@ -244,9 +246,9 @@ function expandMacro(
     });
     return bind(r, t, visit(target), call(r, '@kf.sortByKeys', [ident(r, t), keys]));
   }
-  if (target && (fn === 'optMap' || fn === 'optFlatMap') && args.length === 2 && identName(args[0])) {
+  if (target && (fn === 'optMap' || fn === 'optFlatMap') && args.length === 2 && arg0) {
     const t = temp();
-    const body = bind(r, identName(args[0])!, call(r, 'value', [], ident(r, t)), visit(args[1]));
+    const body = bind(r, arg0, call(r, 'value', [], ident(r, t)), visit(args[1]));
     const some = fn === 'optMap' ? call(r, 'optional.of', [body]) : body;
     return bind(
       r,

@@ -383,7 +383,8 @@ export function format(fmt: string, args: CelList): string {
       continue;
     }
     if (arg >= args.size) throw new Error(`index ${arg} out of range`);
-    const v = args.get(arg++)!;
+    const v = args.get(arg++);
+    if (v === undefined) throw new Error(`index ${arg - 1} out of range`); // never: checked against size above
     let j = i + 1;
     let prec: number | undefined;
     if (fmt[j] === '.') {

@@ -289,13 +289,13 @@ export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigin
   )
     return nextId;
   const stack: Expr[] = [root];
-  while (stack.length) {
-    const e = stack.pop()! as Mutable<Expr>;
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const e = next as Mutable<Expr>;
     const at = positions.get(e.id);
     const k = e.exprKind;
     // a backquoted field name's selection gets its name back
-    if (k.case === 'selectExpr' && scanned.escaped.has(k.value.field))
-      (k.value as { field: string }).field = scanned.escaped.get(k.value.field)!;
+    const unescaped = k.case === 'selectExpr' ? scanned.escaped.get(k.value.field) : undefined;
+    if (k.case === 'selectExpr' && unescaped !== undefined) (k.value as { field: string }).field = unescaped;
     if (
       k.case === 'selectExpr' &&
       at !== undefined &&
@@ -319,11 +319,11 @@ export function markOptionals(root: Expr, scanned: Scanned, positions: Map<bigin
     ) {
       e.exprKind = { case: 'callExpr', value: { function: '_[?_]', args: k.value.args } };
     } else if (k.case === 'listExpr' && at !== undefined && scanned.elements.has(at)) {
-      (k.value as { optionalIndices?: number[] }).optionalIndices = [...scanned.elements.get(at)!].sort(
+      (k.value as { optionalIndices?: number[] }).optionalIndices = [...(scanned.elements.get(at) ?? [])].sort(
         (a, b) => a - b,
       );
     } else if (k.case === 'structExpr' && at !== undefined && scanned.entries.has(at)) {
-      for (const i of scanned.entries.get(at)!) {
+      for (const i of scanned.entries.get(at) ?? []) {
         const entry = k.value.entries[i] as { optionalEntry?: boolean } | undefined;
         if (entry) entry.optionalEntry = true;
       }

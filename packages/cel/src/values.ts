@@ -272,17 +272,17 @@ export function concatLists(a: CelList, b: CelList): CelList {
   const info = LISTS.get(a);
   const sem = info?.semantics;
   const out: CelValue[] = [...a];
-  if (sem?.type === 'set') {
+  if (info && sem?.type === 'set') {
     for (const x of b) if (!out.some((y) => celEquals(y, x))) out.push(x);
-    return typedList(out, info!);
+    return typedList(out, info);
   }
-  if (sem?.type === 'map') {
+  if (info && sem?.type === 'map') {
     for (const x of b) {
       const i = out.findIndex((y) => sameKeys(y, x, sem.keys));
       if (i >= 0) out[i] = x;
       else out.push(x);
     }
-    return typedList(out, info!);
+    return typedList(out, info);
   }
   return celList([...out, ...b] as never);
 }

@@ -32,6 +32,7 @@ import {
   type FieldError,
   type FieldErrorType,
 } from '../../../src/util/apimachinery/field.js';
+import { must } from '../../../test/helpers/must.js';
 
 // ---- the corpus files ----
 
@@ -146,8 +147,8 @@ function compileWalk(
   if (rules?.length) {
     const kept: ValidationRule[] = [];
     for (const rule of rules) {
-      let r = cache.get(rule);
-      if (!r) cache.set(rule, (r = compileRule(rule, node, isRoot)));
+      const r = cache.get(rule) ?? compileRule(rule, node, isRoot);
+      cache.set(rule, r);
       const detail = compileErrorDetail(r);
       // a messageExpression that does not compile leaves the rule its message (the server runs no messageExpression then)
       if (detail === undefined) kept.push(r.problems.length ? { ...rule, messageExpression: undefined } : rule);
@@ -173,18 +174,19 @@ function compileWalk(
       if (n) compileWalk(v, n, value[k], join(k), n['x-kubernetes-embedded-resource'] === true, out, cache);
     }
   }
-  if (validation.items && node.items && Array.isArray(value)) {
-    value.forEach((x, i) =>
+  const items = validation.items;
+  const nodeItems = node.items;
+  if (items && nodeItems && Array.isArray(value)) {
+    for (const [i, x] of value.entries())
       compileWalk(
-        validation.items!,
-        node.items!,
+        items,
+        nodeItems,
         x,
         `${path === '<nil>' ? '' : path}[${i}]`,
-        node.items!['x-kubernetes-embedded-resource'] === true,
+        nodeItems['x-kubernetes-embedded-resource'] === true,
         out,
         cache,
-      ),
-    );
+      );
   }
   if (isObj(validation.additionalProperties) && isObj(node.additionalProperties) && isObj(value)) {
     const a = validation.additionalProperties;
@@ -203,9 +205,9 @@ function compileWalk(
 }
 
 function validateErrors(c: Case, file: CorpusFile): ErrorRecord[] {
-  const schema = structuredClone(file.schemas[c.schema!]);
+  const schema = structuredClone(file.schemas[must(c.schema, `${c.id}'s schema`)]);
   if (c.rule) schema['x-kubernetes-validations'] = [c.rule];
-  const object = structuredClone(file.objects[c.object!]);
+  const object = structuredClone(file.objects[must(c.object, `${c.id}'s object`)]);
   const old = c.oldObject === undefined ? undefined : structuredClone(file.objects[c.oldObject]);
   const out: ErrorRecord[] = [];
   // the rules are compiled for the schema as it is (the typing), and dropped from a copy
@@ -292,8 +294,9 @@ function sampleOf(s: RuleSchema): unknown {
 }
 
 function runCompile(c: Case, file: CorpusFile): Verdict {
-  const schema = file.schemas[c.schema!];
-  const r = compileRule(c.rule!, schema, c.isRoot === true);
+  const schema = file.schemas[must(c.schema, `${c.id}'s schema`)];
+  const rule = must(c.rule, `${c.id}'s rule`);
+  const r = compileRule(rule, schema, c.isRoot === true);
   const exp = c.expect as {
     ok?: boolean;
     transition?: boolean;
@@ -310,12 +313,12 @@ function runCompile(c: Case, file: CorpusFile): Verdict {
   const checks: boolean[] = [];
   if (exp.ok) checks.push(ruleText.length === 0);
   if (exp.transition !== undefined) checks.push(r.usesOldSelf === exp.transition);
-  if (exp.error !== undefined) checks.push(ruleText.some((t) => t.includes(exp.error!)));
-  if (exp.messageExpressionError !== undefined)
-    checks.push(msgText.some((t) => t.includes(exp.messageExpressionError!)));
+  const { error, messageExpressionError } = exp;
+  if (error !== undefined) checks.push(ruleText.some((t) => t.includes(error)));
+  if (messageExpressionError !== undefined) checks.push(msgText.some((t) => t.includes(messageExpressionError)));
   if (exp.noProgram) {
     // nothing to run: no value fails the rule
-    const s = { ...schema, 'x-kubernetes-validations': [c.rule!] };
+    const s = { ...schema, 'x-kubernetes-validations': [rule] };
     checks.push(validateObject(s, sampleOf(schema), undefined, [], { isRoot: c.isRoot === true }).length === 0);
   }
   if (!checks.length) throw new Error(`${c.id}: nothing to check in ${show(exp)}`);
@@ -335,7 +338,11 @@ function runCost(c: Case, file: CorpusFile): Verdict {
     problems = checked.issues.map((i) => i.message).join(' | ');
     cost = compiles ? estimateCost(checked) : NaN;
   } else {
-    const r = compileRule(c.rule!, file.schemas[c.schema!], c.isRoot === true);
+    const r = compileRule(
+      must(c.rule, `${c.id}'s rule`),
+      file.schemas[must(c.schema, `${c.id}'s schema`)],
+      c.isRoot === true,
+    );
     const ruleProblems = r.problems.filter((p) => p.part === 'rule');
     compiles = ruleProblems.length === 0;
     problems = ruleProblems.map((p) => p.message).join(' | ');
@@ -370,7 +377,7 @@ function runCost(c: Case, file: CorpusFile): Verdict {
 export function parseType(s: string): CelT {
   let i = 0;
   const read = (): CelT => {
-    const m = /^\s*([A-Za-z_.]+)/.exec(s.slice(i))!;
+    const m = must(/^\s*([A-Za-z_.]+)/.exec(s.slice(i)), `a type name at ${i} of ${s}`);
     i += m[0].length;
     const args: CelT[] = [];
     if (s[i] === '(') {
@@ -442,7 +449,7 @@ export function toInput(v: CelJSON): unknown {
       });
     }
     case 'duration': {
-      const m = /^(-?)(\d+)(?:\.(\d+))?s$/.exec(x as string)!;
+      const m = must(/^(-?)(\d+)(?:\.(\d+))?s$/.exec(x as string), `a duration in ${String(x)}`);
       const sign = m[1] ? -1 : 1;
       return create(DurationSchema, {
         seconds: BigInt(sign) * BigInt(m[2]),
@@ -586,7 +593,8 @@ function runExpr(c: Case, file: CorpusFile): Verdict {
   const vars: Record<string, CelT> = {};
   for (const [k, t] of Object.entries(c.decls ?? {})) vars[k] = parseType(t);
   let outcome: Outcome | undefined;
-  const checked = checkExpression(c.expr!, vars);
+  const expr = must(c.expr, `${c.id}'s expression`);
+  const checked = checkExpression(expr, vars);
   // The library tests compile in environments of their own (no homogeneous-literal rule, every
   // library version), which kubeforge's checker does not model: their results and runtime errors
   // are compared, and kubeforge's compile verdict only where the test expects a compile error.
@@ -602,7 +610,7 @@ function runExpr(c: Case, file: CorpusFile): Verdict {
   else {
     const bindings: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(c.bindings ?? {})) bindings[k] = toInput(x);
-    const r = evaluateExpression(c.expr!, bindings);
+    const r = evaluateExpression(expr, bindings);
     outcome = r.error !== undefined ? { evalError: r.error } : { value: fromValue(r.value) };
   }
   const exp = c.expect as {

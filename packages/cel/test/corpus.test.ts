@@ -36,7 +36,9 @@ describe('the CEL corpus (Kubernetes test tables and cel-spec conformance data)'
     const ids = new Set<string>();
     for (const f of corpus) {
       for (const c of f.cases) {
-        (counts[f.file] ??= {})[c.kind] = (counts[f.file][c.kind] ?? 0) + 1;
+        const byKind = counts[f.file] ?? {};
+        counts[f.file] = byKind;
+        byKind[c.kind] = (byKind[c.kind] ?? 0) + 1;
         assert.ok(!ids.has(c.id), `duplicate id ${c.id}`);
         ids.add(c.id);
       }

@@ -352,19 +352,24 @@ type Node = NonNullable<CheckedExpr['ast']>;
 /** `<input>:1:9: invalid regular expression ...` for each literal pattern of matches / find / findAll that RE2 refuses. */
 function badPatterns(checked: CheckedExpr | undefined, evenIfRefused = false): string[] {
   const out: string[] = [];
+  if (!checked?.ast || !(evenIfRefused || !checked.issues.length)) return out;
+  const { source, positions } = checked;
   const visit = (e: Node | undefined): void => {
     if (!e) return;
     const k = e.exprKind;
     switch (k.case) {
       case 'selectExpr':
-        return visit(k.value.operand);
+        visit(k.value.operand);
+        return;
       case 'listExpr':
-        return k.value.elements.forEach(visit);
+        for (const x of k.value.elements) visit(x);
+        return;
       case 'structExpr':
-        return k.value.entries.forEach((x) => {
+        for (const x of k.value.entries) {
           if (x.keyKind.case === 'mapKey') visit(x.keyKind.value as Node | undefined);
           visit(x.value);
-        });
+        }
+        return;
       case 'comprehensionExpr':
         for (const x of [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result])
           visit(x);
@@ -375,11 +380,12 @@ function badPatterns(checked: CheckedExpr | undefined, evenIfRefused = false): s
         const fn = k.value.function;
         if (fn !== 'matches' && fn !== 'find' && fn !== 'findAll') return;
         const pattern = k.value.target ? k.value.args[0] : k.value.args[1];
-        const c = pattern?.exprKind;
-        if (c?.case !== 'constExpr' || c.value.constantKind.case !== 'stringValue') return;
+        if (!pattern) return;
+        const c = pattern.exprKind;
+        if (c.case !== 'constExpr' || c.value.constantKind.case !== 'stringValue') return;
         const problem = checkRE2(String(c.value.constantKind.value));
         if (!problem) return;
-        const { line, column } = lineCol(checked!.source, checked!.positions.get(pattern!.id) ?? 0);
+        const { line, column } = lineCol(source, positions.get(pattern.id) ?? 0);
         out.push(
           `<input>:${line}:${column}: invalid regular expression ${JSON.stringify(String(c.value.constantKind.value))}: ${problem.message} (RE2, as the API server compiles it)`,
         );
@@ -388,6 +394,6 @@ function badPatterns(checked: CheckedExpr | undefined, evenIfRefused = false): s
       default:
     }
   };
-  if (checked?.ast && (evenIfRefused || !checked.issues.length)) visit(checked.ast);
+  visit(checked.ast);
   return out;
 }

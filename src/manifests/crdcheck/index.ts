@@ -648,7 +648,7 @@ function checkPrinterColumns(k: CRDCheck, v: VersionCheck): void {
     // The server takes any path that starts with '.'; what kubectl cannot read, or a field the
     // schema lacks, is worth a warning (the column would show an error or <none>), not a refusal.
     const path = String(col.jsonPath ?? '');
-    if (!path || path[0] !== '.')
+    if (!path.startsWith('.'))
       push(
         CODES.columns,
         at,
@@ -698,29 +698,35 @@ function checkSelectableFields(k: CRDCheck, v: VersionCheck): void {
       'keep at most 8 @SelectableField markers',
     );
   const seenSel = new Set<string>();
-  sel.forEach((f, i) => {
+  for (const [i, f] of sel.entries()) {
     const at = selMarkers[i] ? loc(selMarkers[i]) : o.at;
     const path = String(f.jsonPath ?? '');
     const p = simplePathProblem(path);
-    if (p)
-      return push(CODES.columns, at, `@SelectableField jsonPath '${path}' ${p}`, "write a path such as '.spec.color'");
+    if (p) {
+      push(CODES.columns, at, `@SelectableField jsonPath '${path}' ${p}`, "write a path such as '.spec.color'");
+      continue;
+    }
     if (seenSel.has(path)) push(CODES.columns, at, `@SelectableField '${path}' is given twice`, 'remove the duplicate');
     seenSel.add(path);
-    if (path === '.metadata.name' || path === '.metadata.namespace' || path.startsWith('.metadata.'))
-      return push(
+    if (path === '.metadata.name' || path === '.metadata.namespace' || path.startsWith('.metadata.')) {
+      push(
         CODES.columns,
         at,
         `@SelectableField '${path}' is under metadata, which the server selects on already`,
         'select on a field of spec or status',
       );
+      continue;
+    }
     const node = nodeAt(v.schema, path);
-    if (node === undefined || node === 'open')
-      return push(
+    if (node === undefined || node === 'open') {
+      push(
         CODES.columns,
         at,
         `@SelectableField '${path}' is not a declared field of ${kind} ${name}`,
         'name a string, integer or boolean field of the schema',
       );
+      continue;
+    }
     if (!['string', 'integer', 'boolean'].includes(node.type ?? ''))
       push(
         CODES.columns,
@@ -728,7 +734,7 @@ function checkSelectableFields(k: CRDCheck, v: VersionCheck): void {
         `@SelectableField '${path}' must be a string, integer or boolean field (found ${node.type ?? 'no type'})`,
         'select on a scalar field',
       );
-  });
+  }
 }
 
 function dedupe(list: Diagnostic[]): Diagnostic[] {

@@ -164,8 +164,8 @@ export function checkSchema(root: JSONSchemaProps, statusEnabled: boolean): Sche
     checkNode(n);
     walkChildren(n, walk);
     if (context !== undefined && out.length === before) {
-      let set = cleanSubtrees.get(s);
-      if (!set) cleanSubtrees.set(s, (set = new Set()));
+      const set = cleanSubtrees.get(s) ?? new Set();
+      cleanSubtrees.set(s, set);
       set.add(context);
     }
   };
@@ -624,13 +624,15 @@ function checkRuleShapes(n: SchemaNode): void {
 function checkDefault(n: SchemaNode): void {
   const { s, r } = n;
   if (s.default === undefined) return;
-  if (n.inMetadata)
-    return r(
+  if (n.inMetadata) {
+    r(
       CODES.default,
       'default',
       'sets a default inside metadata, which the API server refuses',
       'metadata is set by the API server; remove the default',
     );
+    return;
+  }
   for (const p of validateValue(s.default, s)) {
     r(
       CODES.default,
@@ -695,12 +697,12 @@ function checkValueValidations(n: SchemaNode): void {
     Object.keys(a[0]).length === 1 &&
     Object.keys(a[1]).length === 1;
   // the two int-or-string exceptions: anyOf [integer, string], or that anyOf as allOf[0]
-  if (s.anyOf && !iosAnyOf(s.anyOf)) s.anyOf.forEach((v, i) => nested(v, `anyOf[${i}]`));
+  if (s.anyOf && !iosAnyOf(s.anyOf)) for (const [i, v] of s.anyOf.entries()) nested(v, `anyOf[${i}]`);
   s.allOf?.forEach((v, i) => {
     if (i === 0 && iosAnyOf(v.anyOf) && Object.keys(v).length === 1) return;
     nested(v, `allOf[${i}]`);
   });
-  s.oneOf?.forEach((v, i) => nested(v, `oneOf[${i}]`));
+  for (const [i, v] of (s.oneOf ?? []).entries()) nested(v, `oneOf[${i}]`);
   if (s.not) nested(s.not, 'not');
 }
 
@@ -777,16 +779,17 @@ function checkFormats(n: SchemaNode): void {
         formatHint(s),
         true,
       );
-    const sub = (x: JSONSchemaProps | undefined, step: string, j: boolean) =>
-      x && visit(x, [...chain, x], [...steps, step], j);
+    const sub = (x: JSONSchemaProps | undefined, step: string, j: boolean): void => {
+      if (x) visit(x, [...chain, x], [...steps, step], j);
+    };
     if (junctor) {
       for (const [k, p] of Object.entries(s.properties ?? {})) sub(p, `properties.${k}`, true);
       sub(s.items, 'items', true);
       if (typeof s.additionalProperties === 'object') sub(s.additionalProperties, 'additionalProperties', true);
     }
-    s.allOf?.forEach((x, i) => sub(x, `allOf[${i}]`, true));
-    s.anyOf?.forEach((x, i) => sub(x, `anyOf[${i}]`, true));
-    s.oneOf?.forEach((x, i) => sub(x, `oneOf[${i}]`, true));
+    for (const [i, x] of (s.allOf ?? []).entries()) sub(x, `allOf[${i}]`, true);
+    for (const [i, x] of (s.anyOf ?? []).entries()) sub(x, `anyOf[${i}]`, true);
+    for (const [i, x] of (s.oneOf ?? []).entries()) sub(x, `oneOf[${i}]`, true);
     sub(s.not, 'not', true);
   };
   visit(n.s, n.chain, n.steps, false);
@@ -842,21 +845,18 @@ function checkBounds(s: JSONSchemaProps, r: Reporter): void {
       );
     }
   }
-  const mins = all.filter((x) => x.minimum !== undefined);
-  const maxs = all.filter((x) => x.maximum !== undefined);
+  // The tightest minimum and maximum over the node and its allOf (exclusive wins a tie).
+  const mins = all.flatMap((x) => (x.minimum === undefined ? [] : [{ at: x.minimum, exclusive: x.exclusiveMinimum }]));
+  const maxs = all.flatMap((x) => (x.maximum === undefined ? [] : [{ at: x.maximum, exclusive: x.exclusiveMaximum }]));
   if (mins.length && maxs.length) {
-    const lo = mins.reduce((a, b) =>
-      b.minimum! > a.minimum! || (b.minimum === a.minimum && b.exclusiveMinimum) ? b : a,
-    );
-    const hi = maxs.reduce((a, b) =>
-      b.maximum! < a.maximum! || (b.maximum === a.maximum && b.exclusiveMaximum) ? b : a,
-    );
-    const exclusive = (lo.exclusiveMinimum || hi.exclusiveMaximum) ?? false;
-    if (lo.minimum! > hi.maximum! || (exclusive && lo.minimum === hi.maximum)) {
+    const lo = mins.reduce((a, b) => (b.at > a.at || (b.at === a.at && b.exclusive) ? b : a));
+    const hi = maxs.reduce((a, b) => (b.at < a.at || (b.at === a.at && b.exclusive) ? b : a));
+    const exclusive = (lo.exclusive || hi.exclusive) ?? false;
+    if (lo.at > hi.at || (exclusive && lo.at === hi.at)) {
       r(
         CODES.bounds,
         'minimum',
-        `minimum ${lo.minimum}${lo.exclusiveMinimum ? ' (exclusive)' : ''} is greater than maximum ${hi.maximum}${hi.exclusiveMaximum ? ' (exclusive)' : ''}: no value can satisfy both`,
+        `minimum ${lo.at}${lo.exclusive ? ' (exclusive)' : ''} is greater than maximum ${hi.at}${hi.exclusive ? ' (exclusive)' : ''}: no value can satisfy both`,
         'lower @Minimum or raise @Maximum',
       );
     }
