@@ -31,8 +31,15 @@ const ALLOWED: [RegExp, string][] = [
   [/^schemas\/output\.schema\.json$/, 'the JSON Schema of --json output'],
   [/^docs\/[^/]+\.md$/, 'the docs the README and diagnostics link to'],
   [/^bench\/README\.md$/, 'the figures docs link to'],
-  [/^(src\/(scaffolds|manifests|runtime)|test)\/README\.md$/, 'the design notes ARCHITECTURE.md links to'],
+  [
+    /^(src\/(scaffolds|manifests|runtime)|test|packages\/cel)\/README\.md$/,
+    'the design notes ARCHITECTURE.md links to',
+  ],
   [/^scripts\/setup-envtest\.sh$/, 'setup-envtest for projects without Node tooling'],
+  [
+    /^node_modules\/@kubeforge\/cel\/(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/,
+    'the bundled workspace package @kubeforge/cel (its own dependencies are peers, which kubeforge installs)',
+  ],
   [
     /^src\/schema\/k8s\/data\/models(\.shape|\.[0-9.]+\.patch)?\.json$/,
     'the Kubernetes models the schema and the fake API server read',
