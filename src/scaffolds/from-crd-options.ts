@@ -9,7 +9,7 @@ import { posix, resolve } from 'node:path';
 import { type Diagnostic, DiagnosticError, error } from '../diagnostics/index.js';
 import type { Host } from '../machinery/index.js';
 import { type ProjectConfig, qualifiedGroup } from '../project/index.js';
-import { readCrdText, typesFromCrd } from './from-crd.js';
+import { type Locate, readCrdText, typesFromCrd } from './from-crd.js';
 
 /** The flags of create api that --from-crd reads or fills (api.ts's CreateApiOptions has them all). */
 export interface FromCrdFlags {
@@ -101,36 +101,9 @@ export function fromCrdOptions<O extends FromCrdFlags>(
     mismatch('namespaced', String(options.namespaced), String(namespaced));
 
   const external = options.externalApiPath !== undefined || options.resource === false;
-  let group: string;
-  let externalApiDomain = options.externalApiDomain;
-  let externalFile: string | undefined;
-  if (external) {
-    const path = options.externalApiPath;
-    if (path === undefined || !/\.(m|c)?ts$/.test(path) || path.startsWith('../') || path.startsWith('/'))
-      return fail(
-        `--from-crd with --resource=false writes the external Kind's classes into a file of the project: --external-api-path ${path ?? '(none)'} is not one`,
-        'pass --external-api-path src/external/<group>/<version>.ts (or drop --resource=false to adopt the API as your own)',
-      );
-    externalFile = posix.normalize(path).replace(/^\.\//, '');
-    const domain =
-      externalApiDomain ?? (options.group !== undefined ? undefined : crdGroup.split('.').slice(1).join('.'));
-    group = options.group ?? (domain ? crdGroup.slice(0, crdGroup.length - domain.length - 1) : crdGroup);
-    externalApiDomain = domain ?? crdGroup.slice(group.length + 1);
-    if (qualifiedGroup(group, externalApiDomain) !== crdGroup)
-      mismatch('group', qualifiedGroup(group, externalApiDomain), crdGroup);
-  } else {
-    const domain = config.domain;
-    if (crdGroup === domain) group = '';
-    else if (domain && crdGroup.endsWith(`.${domain}`)) group = crdGroup.slice(0, -domain.length - 1);
-    else if (!domain) group = crdGroup;
-    else
-      return fail(
-        `--from-crd ${file}: the CRD's group ${crdGroup} is not in this project's domain ${domain}, so the API cannot be this project's`,
-        `adopt it in a project initialised with --domain ${crdGroup.split('.').slice(1).join('.') || crdGroup}, or use the Kind as another project's: --resource=false --external-api-path src/external/${crdGroup.split('.')[0]}/${version}.ts`,
-        read.locate?.(['spec', 'group']),
-      );
-    if (options.group !== undefined && options.group !== group) mismatch('group', options.group, group);
-  }
+  const { group, externalApiDomain, externalFile } = external
+    ? externalGroup(options, crdGroup, fail, mismatch)
+    : ownGroup(options, config, crdGroup, version, { file, fail, mismatch, locate: read.locate });
   const all = options.version === undefined && !external;
   if (options.plugins?.length)
     fail(
@@ -166,4 +139,53 @@ export function fromCrdOptions<O extends FromCrdFlags>(
     warnings: [...imported.problems.map((p) => `${p.code} ${p.message} (${p.hint})`), ...warnings],
     externalFile,
   };
+}
+
+type Fail = (message: string, hint: string, extra?: Partial<Diagnostic>) => never;
+type Mismatch = (flag: string, given: string, theirs: string) => never;
+interface ResolvedGroup {
+  group: string;
+  externalApiDomain?: string;
+  externalFile?: string;
+}
+
+/** --resource=false: the Kind is another project's, its classes go to --external-api-path; the group splits off the domain. */
+function externalGroup(options: FromCrdFlags, crdGroup: string, fail: Fail, mismatch: Mismatch): ResolvedGroup {
+  const path = options.externalApiPath;
+  if (path === undefined || !/\.(m|c)?ts$/.test(path) || path.startsWith('../') || path.startsWith('/'))
+    return fail(
+      `--from-crd with --resource=false writes the external Kind's classes into a file of the project: --external-api-path ${path ?? '(none)'} is not one`,
+      'pass --external-api-path src/external/<group>/<version>.ts (or drop --resource=false to adopt the API as your own)',
+    );
+  const externalFile = posix.normalize(path).replace(/^\.\//, '');
+  const domain =
+    options.externalApiDomain ?? (options.group !== undefined ? undefined : crdGroup.split('.').slice(1).join('.'));
+  const group = options.group ?? (domain ? crdGroup.slice(0, crdGroup.length - domain.length - 1) : crdGroup);
+  const externalApiDomain = domain ?? crdGroup.slice(group.length + 1);
+  if (qualifiedGroup(group, externalApiDomain) !== crdGroup)
+    mismatch('group', qualifiedGroup(group, externalApiDomain), crdGroup);
+  return { group, externalApiDomain, externalFile };
+}
+
+/** The API adopted as this project's own: its group must be in the project's domain. */
+function ownGroup(
+  options: FromCrdFlags,
+  config: ProjectConfig,
+  crdGroup: string,
+  version: string,
+  at: { file: string; fail: Fail; mismatch: Mismatch; locate?: Locate },
+): ResolvedGroup {
+  const domain = config.domain;
+  let group: string;
+  if (crdGroup === domain) group = '';
+  else if (domain && crdGroup.endsWith(`.${domain}`)) group = crdGroup.slice(0, -domain.length - 1);
+  else if (!domain) group = crdGroup;
+  else
+    return at.fail(
+      `--from-crd ${at.file}: the CRD's group ${crdGroup} is not in this project's domain ${domain}, so the API cannot be this project's`,
+      `adopt it in a project initialised with --domain ${crdGroup.split('.').slice(1).join('.') || crdGroup}, or use the Kind as another project's: --resource=false --external-api-path src/external/${crdGroup.split('.')[0]}/${version}.ts`,
+      at.locate?.(['spec', 'group']),
+    );
+  if (options.group !== undefined && options.group !== group) at.mismatch('group', options.group, group);
+  return { group, externalApiDomain: options.externalApiDomain };
 }
