@@ -83,7 +83,7 @@ const CEL = join(root, 'packages/cel');
 const celManifest = JSON.parse(readFileSync(join(CEL, 'package.json'), 'utf8')) as {
   name: string;
   exports: Record<string, unknown>;
-  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 
 /**
@@ -302,13 +302,23 @@ describe('layers (ARCHITECTURE.md)', () => {
         if (spec.startsWith('.')) {
           if (relative(CEL_SRC, resolve(dirname(file), spec)).startsWith('..'))
             bad.push(`${relative(root, file)}: imports ${spec}, outside the package`);
-        } else if (!spec.startsWith('node:') && !(packageOf(spec) in celManifest.dependencies))
-          bad.push(`${relative(root, file)}: imports ${spec}, not a dependency in packages/cel/package.json`);
+        } else if (!spec.startsWith('node:') && !(packageOf(spec) in celManifest.peerDependencies))
+          bad.push(`${relative(root, file)}: imports ${spec}, not a peer dependency in packages/cel/package.json`);
       }
     }
     assert.deepEqual(bad, []);
     // the reader sees the package's imports, so the check can fail
     assert.ok(allSpecifiers(join(CEL_SRC, 'eval.ts')).includes('./re2.js'));
     assert.ok(allSpecifiers(join(SRC, 'apiserver/structural.ts')).includes('@kubeforge/cel/re2'));
+  });
+
+  it("@kubeforge/cel's peer dependencies are kubeforge's dependencies, in the same ranges (its bundle carries none)", () => {
+    const kubeforge = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const peers = Object.entries(celManifest.peerDependencies);
+    assert.ok(peers.length > 0, 'packages/cel/package.json has peer dependencies');
+    for (const [name, range] of peers)
+      assert.equal(kubeforge.dependencies[name], range, `kubeforge depends on ${name}`);
   });
 });
