@@ -78,7 +78,7 @@ describe('e2e: a second controller, a controller and a webhook for external Kind
       'create api Captain --controller-name=captain-backup',
     );
     assert.match(out, /^CREATE src\/controller\/captain_backup_controller\.ts/m);
-    assert.match(out, /^CREATE test\/controller\/captain_backup_controller\.test\.ts/m);
+    assert.match(out, /^CREATE test\/controller\/captain_backup_controller\.both\.test\.ts/m);
     assert.match(
       readFileSync(join(project, 'PROJECT'), 'utf8'),
       /^ {2}controllers:\n {2}- name: captain\n {2}- name: captain-backup$/m,
