@@ -155,7 +155,7 @@ describe('e2e: kubeforge init -> install -> build -> test -> kustomize -> run', 
   }, () => {
     const r = sh('npm', ['run', 'test:unit'], project, { KUBEBUILDER_ASSETS: '' });
     ok(r, 'npm run test:unit');
-    assert.match(r.stderr, /^test: no unit test files \(\*\.unit\.test\.js\) under build\/test$/m);
+    assert.match(r.stderr, /^test: no unit test files \(\*\.unit\.test\.js, \*\.both\.test\.js\) under build\/test$/m);
     assert.doesNotMatch(r.stderr, /control plane/);
   });
 
