@@ -13,7 +13,7 @@ import {
   goQuote,
   OMITTED_VALUE,
 } from '../util/apimachinery/field.js';
-import { re2Matches, goRegexpError } from '@kubeforge/cel/re2';
+import { re2Matches, goRegexpError } from '#cel/re2';
 import { type Obj, clone, goFloat, isObj } from './json.js';
 
 /** The part of JSONSchemaProps the server acts on. */

@@ -24,7 +24,7 @@ import type { Finding as ReportFinding } from '../machinery/report.js';
 import { CRD_DIR } from './managed-files.js';
 import type { CRDManifest } from './crd.js';
 import { readYamlObjects, type YamlSyntaxError } from './yaml-documents.js';
-import { ruleImpliedBy } from '@kubeforge/cel';
+import { ruleImpliedBy } from '#cel';
 
 type Obj = Record<string, unknown>;
 type Schema = Record<string, unknown>;

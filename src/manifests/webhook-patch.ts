@@ -12,7 +12,7 @@
  * `$setElementOrder/matchConditions` orders the merged list. Unknown fields are refused (controller-gen
  * decodes strictly), before and after the merge.
  */
-import { type CelT, T, checkExpression } from '@kubeforge/cel';
+import { type CelT, T, checkExpression } from '#cel';
 import { fieldErrorString } from '../util/apimachinery/field.js';
 import { isQualifiedName, validateLabelSelector } from '../util/apimachinery/validation.js';
 

@@ -4,8 +4,8 @@
  * inside the new project and depends on it with a `file:` spec: installs, CI and the
  * container build then need nothing but the npm registry for the other packages.
  *
- *   tarball (default)  pack the running kubeforge into .kubeforge/ (as `npm pack` would, with
- *                      its bundled @kubeforge/cel)
+ *   tarball (default)  pack the running kubeforge into .kubeforge/ (as `npm pack` would; its
+ *                      CEL, packages/cel/dist, is in its files list, reached by `#cel` imports)
  *
  * The tarball's name carries a hash of its bytes (`kubeforge-0.1.0-1a2b3c4d.tgz`): a different
  * kubeforge gives a different `file:` spec, so `npm install` picks it up instead of keeping the
@@ -113,8 +113,8 @@ function packageFiles(host: Host, dir: string): string[] {
 }
 
 /**
- * npm's bundleDependencies (@kubeforge/cel): each one's files, as its own package.json selects
- * them, under node_modules/ of the tarball, read where the kubeforge folder holds it (npm keeps a
+ * npm's bundleDependencies (kubeforge has none since its CEL ships in its own files; kept for
+ * npm pack's behaviour): each one's files, as its own package.json selects them, under node_modules/ of the tarball, read where the kubeforge folder holds it (npm keeps a
  * bundled dependency in its bundler's node_modules; in a checkout it is the workspace's link,
  * followed). What a bundled package depends on is not packed (`npm pack` copies some of it):
  * kubeforge's own dependencies list those packages, so they are installed beside it.

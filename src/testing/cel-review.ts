@@ -3,7 +3,7 @@
  * the object's schema (packages/cel/src/eval.ts) and refuses as a current API server does: 422 Invalid,
  * apimachinery's message and the field causes.
  */
-import { validateObject, type RuleFailure, type RuleSchema } from '@kubeforge/cel';
+import { validateObject, type RuleFailure, type RuleSchema } from '#cel';
 import { FieldErrors, OMITTED_VALUE, type FieldError } from '../runtime/webhook/fielderrors.js';
 import { newWebhookServer, type WebhookServer } from '../runtime/webhook/server.js';
 import { CEL_WEBHOOK_PATH } from './cel-path.js';

@@ -6,7 +6,7 @@
  * SIGTERM, and when its parent is gone.
  */
 import { readFileSync } from 'node:fs';
-import type { RuleSchema } from '@kubeforge/cel';
+import type { RuleSchema } from '#cel';
 import { startCELWebhook } from './cel-review.js';
 
 interface Settings {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RuleSchema } from '@kubeforge/cel';
+import type { RuleSchema } from '#cel';
 import type { CRDObject } from './crds.js';
 import { ControlPlaneProcess } from './process.js';
 import type { WebhookConfigurationObject } from './webhooks.js';

@@ -2,8 +2,9 @@
 // relative import (static, re-export or dynamic `import()`) of a file in one top-level folder may
 // only reach the folders that folder may depend on. Inside src/runtime the same holds for its
 // parts, counting value imports only (type-only imports carry no load order). The workspace
-// package @kubeforge/cel (packages/cel) is reached through its package.json "exports" only, by the
-// folders PACKAGE_USERS names, and imports nothing of kubeforge.
+// package @kubeforge/cel (packages/cel) is reached through its package.json "exports" only (as
+// `#cel`, kubeforge's "imports" map), by the folders PACKAGE_USERS names, and imports nothing of
+// kubeforge.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -87,15 +88,16 @@ const celManifest = JSON.parse(readFileSync(join(CEL, 'package.json'), 'utf8')) 
 };
 
 /**
- * Which folders of src/ may import which entry of @kubeforge/cel (its package.json "exports"). Its
+ * Which folders of src/ may import which entry of @kubeforge/cel (its package.json "exports", which
+ * kubeforge's "imports" map as `#cel`, `#cel/<entry>`). Its
  * RE2 (Go's regexp) and apimachinery's string validators are the bottom of kubeforge too, so the
  * two small entries reach lower than the CEL engine itself.
  */
 const PACKAGE_USERS: Record<string, string[]> = {
-  '@kubeforge/cel': ['manifests', 'testing'],
-  '@kubeforge/cel/re2': ['apiserver', 'manifests', 'testing'],
+  '#cel': ['manifests', 'testing'],
+  '#cel/re2': ['apiserver', 'manifests', 'testing'],
   // util/apimachinery/validation.ts re-exports them, for the runtime, the fake API server and the checks.
-  '@kubeforge/cel/apimachinery': ['util'],
+  '#cel/apimachinery': ['util'],
 };
 
 /** Every specifier a file imports (static, re-export, side-effect or dynamic), relative or not. */
@@ -269,23 +271,38 @@ describe('layers (ARCHITECTURE.md)', () => {
   });
 
   it('src/ reaches @kubeforge/cel only through its "exports", from the folders PACKAGE_USERS names', () => {
-    const entries = Object.keys(celManifest.exports)
-      .filter((k) => k !== './package.json')
-      .map((k) => (k === '.' ? celManifest.name : `${celManifest.name}/${k.slice(2)}`));
+    const exported = Object.entries(celManifest.exports).filter(([k]) => k !== './package.json');
+    const entries = exported.map(([k]) => (k === '.' ? '#cel' : `#cel/${k.slice(2)}`));
     assert.deepEqual(
       Object.keys(PACKAGE_USERS).sort(),
-      entries.sort(),
+      [...entries].sort(),
       'each entry of the package needs its users here',
+    );
+    // kubeforge's "imports" map each entry to the package's own export, and nothing else.
+    const kubeforge = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      imports: Record<string, { types: string; default: string }>;
+    };
+    assert.deepEqual(
+      kubeforge.imports,
+      Object.fromEntries(
+        exported.map(([, target], i) => {
+          const t = target as { types: string; default: string };
+          const under = (p: string) => `./packages/cel/${p.slice(2)}`;
+          return [entries[i], { types: under(t.types), default: under(t.default) }];
+        }),
+      ),
     );
     const bad: string[] = [];
     for (const file of sourceFiles(SRC)) {
       const from = layerOf(relative(SRC, file));
       for (const spec of allSpecifiers(file)) {
         if (spec.startsWith('.') && target(file, spec).startsWith('..'))
+          bad.push(`${relative(root, file)}: imports ${spec}, outside src/ (the CEL package is imported as #cel)`);
+        if (spec.startsWith('@kubeforge/'))
           bad.push(
-            `${relative(root, file)}: imports ${spec}, outside src/ (a workspace package is imported by its name)`,
+            `${relative(root, file)}: imports ${spec}: kubeforge reaches its CEL as #cel (package.json "imports")`,
           );
-        if (packageOf(spec) !== celManifest.name) continue;
+        if (spec !== '#cel' && !spec.startsWith('#cel/')) continue;
         if (!(spec in PACKAGE_USERS)) bad.push(`${relative(root, file)}: imports ${spec}, not an entry of the package`);
         else if (!PACKAGE_USERS[spec].includes(from))
           bad.push(`${relative(root, file)}: imports ${spec} (${from} may not)`);
@@ -309,10 +326,10 @@ describe('layers (ARCHITECTURE.md)', () => {
     assert.deepEqual(bad, []);
     // the reader sees the package's imports, so the check can fail
     assert.ok(allSpecifiers(join(CEL_SRC, 'eval.ts')).includes('./re2.js'));
-    assert.ok(allSpecifiers(join(SRC, 'apiserver/structural.ts')).includes('@kubeforge/cel/re2'));
+    assert.ok(allSpecifiers(join(SRC, 'apiserver/structural.ts')).includes('#cel/re2'));
   });
 
-  it("@kubeforge/cel's peer dependencies are kubeforge's dependencies, in the same ranges (its bundle carries none)", () => {
+  it("@kubeforge/cel's peer dependencies are kubeforge's dependencies, in the same ranges (kubeforge ships its dist)", () => {
     const kubeforge = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };

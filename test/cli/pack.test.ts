@@ -37,8 +37,8 @@ const ALLOWED: [RegExp, string][] = [
   ],
   [/^scripts\/setup-envtest\.sh$/, 'setup-envtest for projects without Node tooling'],
   [
-    /^node_modules\/@kubeforge\/cel\/(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/,
-    'the bundled workspace package @kubeforge/cel (its own dependencies are peers, which kubeforge installs)',
+    /^packages\/cel\/(package\.json|dist\/.+\.(js|d\.ts))$/,
+    'kubeforge\'s CEL, the workspace package @kubeforge/cel, reached as #cel (package.json "imports")',
   ],
   [
     /^src\/schema\/k8s\/data\/models(\.shape|\.[0-9.]+\.patch)?\.json$/,

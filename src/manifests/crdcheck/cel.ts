@@ -15,11 +15,11 @@ import {
   STATIC_ESTIMATED_CRD_COST_LIMIT,
   type RuleSchema,
   type ValidationRule,
-} from '@kubeforge/cel';
+} from '#cel';
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
 import { hasRules } from './rules.js';
-import { checkRE2 } from '@kubeforge/cel/re2';
+import { checkRE2 } from '#cel/re2';
 import { schemaPath } from './schema.js';
 
 export interface RuleViolation {

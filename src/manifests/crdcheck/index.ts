@@ -29,7 +29,7 @@ import { hasRules } from './rules.js';
 import { checkSchema, schemaPath, type SchemaViolation } from './schema.js';
 
 export { CODES, CODE_HELP } from './codes.js';
-export { checkRE2 } from '@kubeforge/cel/re2';
+export { checkRE2 } from '#cel/re2';
 export { validateValue } from './value.js';
 
 type Obj = Record<string, unknown>;

@@ -10,7 +10,7 @@
  */
 import type { JSONSchemaProps } from '../../schema/jsonschema.js';
 import { CODES } from './codes.js';
-import { checkRE2 } from '@kubeforge/cel/re2';
+import { checkRE2 } from '#cel/re2';
 import { validateValue } from './value.js';
 
 export interface SchemaViolation {

@@ -229,7 +229,7 @@ export class WebhookAdmission {
       ...this.webhooks('ValidatingWebhookConfiguration'),
     ].some((h) => h.matchConditions.length > 0);
     if (!any) return undefined;
-    const { evaluateExpression, toCel } = await import('@kubeforge/cel');
+    const { evaluateExpression, toCel } = await import('#cel');
     return (expression, vars) =>
       evaluateExpression(
         expression,

@@ -67,10 +67,7 @@ export class FakeAPIServer {
     ];
     // The CEL engine is loaded only for CRDs with rules, never when kubeforge/testing is imported
     // (TestEnvironment users never pay for it).
-    const server = new FakeServer(
-      crds as unknown as Obj[],
-      async () => (await import('@kubeforge/cel')).validateObject,
-    );
+    const server = new FakeServer(crds as unknown as Obj[], async () => (await import('#cel')).validateObject);
     await server.ready();
     for (const o of options.objects ?? []) seed(server, o as unknown as Obj);
     const url = await server.listen();

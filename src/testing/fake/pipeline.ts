@@ -9,7 +9,7 @@
  * Creates, updates, patches and applies all go through it; so does the object a mutating webhook
  * returns (./admission.ts: pruned and defaulted again).
  */
-import type { RuleFailure, RuleSchema } from '@kubeforge/cel';
+import type { RuleFailure, RuleSchema } from '#cel';
 import { applyDefaults, OBJECT_META, prune, type FieldErr } from '../../apiserver/structural.js';
 import { type Obj, clone, isObj } from '../../apiserver/json.js';
 import { apiVersionOf } from '../../runtime/client/types.js';

@@ -11,7 +11,7 @@ import type { Resource } from './resources.js';
 import { equalJSON, type FieldErr } from '../../apiserver/structural.js';
 import { type Obj, isObj } from '../../apiserver/json.js';
 import { isDNS1123Label } from '../../util/apimachinery/validation.js';
-import { goRegexpError } from '@kubeforge/cel/re2';
+import { goRegexpError } from '#cel/re2';
 
 /** An internal metav1.LabelSelector as a field error prints it (its JSON: Go field order, empty fields left out). */
 function selectorValue(sel: Obj): Obj {

@@ -5,10 +5,10 @@
  * checks of `.../api/validation` and `.../apis/meta/v1/validation`. The one implementation of
  * these rules in kubeforge: the CEL library's `format.*`, the fake API server's ObjectMeta
  * checks and kubeforge/runtime's webhook helpers all call these. The string validators live in
- * @kubeforge/cel/apimachinery (CEL's format library calls them) and are re-exported here. Lengths
+ * @kubeforge/cel/apimachinery (`#cel/apimachinery`; CEL's format library calls them) and are re-exported here. Lengths
  * count UTF-8 bytes, as Go's `len` does. Imports only its sibling field.ts and that entry.
  */
-import { byteLength, isQualifiedName, isValidLabelValue } from '@kubeforge/cel/apimachinery';
+import { byteLength, isQualifiedName, isValidLabelValue } from '#cel/apimachinery';
 import { type ErrorList, type PathLike, field } from './field.js';
 export {
   byteLength,
@@ -25,7 +25,7 @@ export {
   LABEL_KEY_FMT,
   LABEL_VALUE_FMT,
   regexError,
-} from '@kubeforge/cel/apimachinery';
+} from '#cel/apimachinery';
 
 /** The most bytes all annotations of an object may hold together (keys and values). */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024;
