@@ -171,7 +171,6 @@ const FOREIGN_SYMBOLS: Record<string, string> = {
   optFlatMap: 'a CEL macro',
   sendInitialEvents: 'the Kubernetes list parameter (streaming lists)',
   cliVersion: "a key of Kubebuilder's PROJECT file, kept as read",
-  bundleDependencies: "a field of npm's package.json",
 };
 
 const IDENT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$/;
