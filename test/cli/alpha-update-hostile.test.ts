@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { run } from '../../src/cli/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { treeHash } from '../helpers/tree.js';
+import { copyKubeforge } from '../helpers/kubeforge-copy.js';
 
 const repo = packageRoot();
 const BIN = join(repo, 'bin', 'kubeforge.js');
@@ -90,8 +91,7 @@ function project(edit: (dir: string) => void = () => {}): string {
 
 before(() => {
   mkdirSync(old);
-  for (const f of ['package.json', 'bin', 'dist', 'templates', 'README.md', 'LICENSE'])
-    cpSync(join(repo, f), join(old, f), { recursive: true });
+  copyKubeforge(repo, old);
   symlinkSync(join(repo, 'node_modules'), join(old, 'node_modules'), 'dir');
   const makefile = join(old, 'templates/init/Makefile.hbs');
   writeFileSync(makefile, readFileSync(makefile, 'utf8').replace(/\n/, '\n# (as the old kubeforge wrote it)\n'));

@@ -34,6 +34,7 @@ import { parse } from 'yaml';
 import { run } from '../../src/cli/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { treeHash } from '../helpers/tree.js';
+import { copyKubeforge } from '../helpers/kubeforge-copy.js';
 
 const repo = packageRoot();
 const root = mkdtempSync(join(tmpdir(), 'kf-cli-update-integrity-'));
@@ -126,8 +127,7 @@ const npmCalls = () => (existsSync(npmLog) ? readFileSync(npmLog, 'utf8').trim()
 
 before(() => {
   mkdirSync(oldDir, { recursive: true });
-  for (const f of ['package.json', 'bin', 'dist', 'templates', 'README.md', 'LICENSE'])
-    cpSync(join(repo, f), join(oldDir, f), { recursive: true });
+  copyKubeforge(repo, oldDir);
   const pkg = JSON.parse(readFileSync(join(oldDir, 'package.json'), 'utf8'));
   writeFileSync(join(oldDir, 'package.json'), `${JSON.stringify({ ...pkg, version: OLD }, null, 2)}\n`);
   const makefile = join(oldDir, 'templates/init/Makefile.hbs');
