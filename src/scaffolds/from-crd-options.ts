@@ -187,5 +187,5 @@ function ownGroup(
       at.locate?.(['spec', 'group']),
     );
   if (options.group !== undefined && options.group !== group) at.mismatch('group', options.group, group);
-  return { group, externalApiDomain: options.externalApiDomain };
+  return { group };
 }
