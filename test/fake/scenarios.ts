@@ -45,6 +45,9 @@ export const W = (ns: string, name?: string, sub?: string) =>
 export const W2 = (ns: string, name?: string, sub?: string) =>
   `/apis/${GROUP}/v2/namespaces/${ns}/widgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
 export const G = (name?: string, sub?: string) => `/apis/${V1}/gadgets${name ? `/${name}` : ''}${sub ? `/${sub}` : ''}`;
+/** A streaming list's query (client-go's WatchListClient). */
+const STREAM = { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true' };
+
 export const CM = (ns: string, name?: string) => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
 
 export function widget(
@@ -1283,6 +1286,41 @@ export const SCENARIOS: Scenario[] = [
       await s.do('same', 'PUT', W(s.ns, 'a'), a);
       await s.do('label', 'PATCH', W(s.ns, 'a'), { metadata: { labels: { x: 'y' } } }, MERGE);
       await w.stop();
+    },
+  },
+
+  {
+    name: 'watch: a streaming list (sendInitialEvents) sends what exists, its end bookmark, then changes',
+    run: async (s) => {
+      await s.do('a', 'POST', W(s.ns), widget('a', { size: 1 }, { labels: { on: 'yes' } }));
+      await s.do('b', 'POST', W(s.ns), widget('b', { size: 2 }, { labels: { on: 'no' } }));
+      const all = await s.watch('stream all', W(s.ns), STREAM);
+      const on = await s.watch('stream on=yes', W(s.ns), { ...STREAM, labelSelector: 'on=yes' });
+      await s.do('c', 'POST', W(s.ns), widget('c', { size: 3 }, { labels: { on: 'yes' } }));
+      await all.stop();
+      await on.stop();
+    },
+  },
+  {
+    name: 'watch: a streaming list without bookmarks sends no end bookmark; sendInitialEvents=false starts now',
+    run: async (s) => {
+      await s.do('a', 'POST', CM(s.ns), cm('a'));
+      const plain = await s.watch('no bookmarks', CM(s.ns), { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' });
+      const none = await s.watch('no initial events', CM(s.ns), { ...STREAM, sendInitialEvents: 'false' });
+      await s.do('b', 'POST', CM(s.ns), cm('b'));
+      await plain.stop();
+      await none.stop();
+    },
+  },
+  {
+    name: 'watch: streaming list options refused as the server refuses them',
+    run: async (s) => {
+      const bad = (label: string, query: Record<string, string>) =>
+        s.do(label, 'GET', CM(s.ns), undefined, { query: { watch: 'true', ...query } });
+      await bad('sendInitialEvents alone', { sendInitialEvents: 'true' });
+      await bad('resourceVersionMatch alone', { resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true' });
+      await bad('resourceVersionMatch Exact', { ...STREAM, resourceVersionMatch: 'Exact' });
+      await s.do('a list with sendInitialEvents', 'GET', CM(s.ns), undefined, { query: { sendInitialEvents: 'true' } });
     },
   },
 

@@ -12,6 +12,7 @@ import {
   checkGetResourceVersion,
   checkListIntegers,
   checkListOptions,
+  checkWatchOptions,
   checkListResourceVersion,
   continueTokenError,
 } from './request.js';
@@ -179,6 +180,7 @@ export class Reader {
     metadataOnly = false,
   ): typeof WATCHING {
     const sel = selectorsOf(r, q);
+    const sendInitialEvents = checkWatchOptions(q);
     const rvParam = q.get('resourceVersion') ?? '';
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     // The client waits for the headers before it writes anything that would produce an event.
@@ -190,7 +192,22 @@ export class Reader {
       );
     const deliver = this.deliverer(r, namespace, sel, write);
     let backlog: StoredEvent[] = [];
-    if (rvParam === '' || rvParam === '0') {
+    if (sendInitialEvents) {
+      // A streaming list: the state now (not older than the resourceVersion asked for), then, when
+      // bookmarks are allowed, the bookmark that ends it, at the state's resourceVersion.
+      for (const o of this.store.all(r, namespace)) if (matches(o, sel)) write('ADDED', o);
+      if (q.get('allowWatchBookmarks') === 'true')
+        write('BOOKMARK', {
+          kind: r.kind,
+          apiVersion: apiVersionOf(r),
+          metadata: {
+            resourceVersion: String(this.store.currentRV()),
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          },
+        });
+    } else if (sendInitialEvents === false && (rvParam === '' || rvParam === '0')) {
+      // Asked for no initial events and no resourceVersion: from now on.
+    } else if (rvParam === '' || rvParam === '0') {
       for (const o of this.store.all(r, namespace)) if (matches(o, sel)) write('ADDED', o);
     } else {
       const from = Number(rvParam);

@@ -301,7 +301,47 @@ export function checkListOptions(q: URLSearchParams): void {
         body: 'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
       });
   }
+  if (q.has('sendInitialEvents'))
+    errs.push({
+      reason: 'FieldValueForbidden',
+      field: 'sendInitialEvents',
+      body: 'Forbidden: sendInitialEvents is forbidden for list',
+    });
   if (errs.length) throw invalidOptions('ListOptions', errs);
+}
+
+/**
+ * ValidateListOptions for a watch (the WatchList gate on, as it is by default since 1.34): a
+ * streaming list (`sendInitialEvents`) needs resourceVersionMatch=NotOlderThan, which a watch
+ * accepts only beside it. Returns sendInitialEvents as the server parses it (undefined when absent).
+ */
+export function checkWatchOptions(q: URLSearchParams): boolean | undefined {
+  const errs: OptionErr[] = [];
+  const rvm = q.get('resourceVersionMatch') ?? '';
+  const raw = q.get('sendInitialEvents');
+  const sendInitialEvents = raw === null ? undefined : ['true', '1', 't', 'T', 'TRUE', 'True'].includes(raw);
+  if (sendInitialEvents !== undefined && rvm !== 'NotOlderThan')
+    errs.push({
+      reason: 'FieldValueForbidden',
+      field: 'resourceVersionMatch',
+      body: 'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    });
+  if (rvm !== '') {
+    if (sendInitialEvents === undefined)
+      errs.push({
+        reason: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        body: 'Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      });
+    if (rvm !== 'NotOlderThan')
+      errs.push({
+        reason: 'FieldValueNotSupported',
+        field: 'resourceVersionMatch',
+        body: `Unsupported value: ${JSON.stringify(rvm)}: supported values: "NotOlderThan"`,
+      });
+  }
+  if (errs.length) throw invalidOptions('ListOptions', errs);
+  return sendInitialEvents;
 }
 
 /** The list's resourceVersion as the storage parses it (after the continue token). */

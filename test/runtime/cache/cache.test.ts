@@ -1,9 +1,10 @@
 // The informer cache against a real kube-apiserver: sync, reads, selectors, indexes, namespace
-// restriction, copy-on-read, handler replay, watch resume after a cut, relist after 410 Gone.
+// restriction, copy-on-read, handler replay, the streaming list (WatchList) and its fallback to
+// paginated lists, watch resume after a cut, relist after 410 Gone.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { V1ConfigMap, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { TestEnvironment } from '../../../src/testing/index.js';
+import { TestEnvironment } from '../../../src/testing/index.js';
 import { newCache, type InformerCache, type SharedInformer } from '../../../src/runtime/cache/index.js';
 import { isNotFound, mergePatch, newClient } from '../../../src/runtime/client/index.js';
 import type { Client } from '../../../src/runtime/contracts.js';
@@ -263,6 +264,52 @@ describe('informer cache', () => {
       const nss = await cache.list({ apiVersion: 'v1', kind: 'Namespace' });
       assert.ok(nss.items.some((n) => n.metadata?.name === 'c'));
     });
+  });
+
+  it('fills the cache from one streaming list (WatchList) and watches on in the same stream', async () => {
+    await withCache(config, {}, async (cache) => {
+      const inf = (await cache.getInformer(Widget)) as unknown as SharedInformer;
+      await cache.waitForCacheSync();
+      const synced = inf.stats();
+      assert.equal(synced.streamedLists, 1, `one streaming list (stats ${JSON.stringify(synced)})`);
+      assert.equal(synced.lists, 1, 'and no paginated list');
+      for (const ns of ['a', 'b']) assert.deepEqual([...(await cacheState(cache, ns))], [...(await serverState(ns))]);
+      await live.create(widget('a', 'streamed-after-sync', { replicas: 1 }));
+      await waitFor('the change after the end bookmark', () =>
+        cache.get(Widget, { namespace: 'a', name: 'streamed-after-sync' }).catch(() => undefined),
+      );
+      assert.equal(inf.stats().watches, 1, 'the change came on the stream that listed');
+      await live.delete(await live.get(Widget, { namespace: 'a', name: 'streamed-after-sync' }));
+    });
+  });
+
+  it('lists in pages where the server does not stream lists (the WatchList gate off)', async () => {
+    const off = new TestEnvironment({ featureGates: { WatchList: false } });
+    const kc = await off.start();
+    try {
+      const c = newClient(kc, { fieldOwner: 'cache-test' });
+      for (let i = 0; i < 3; i++)
+        await c.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: `paged-${i}` } });
+      await withCache(kc, {}, async (cache) => {
+        const inf = (await cache.getInformer(V1ConfigMap)) as unknown as SharedInformer;
+        await cache.waitForCacheSync();
+        const st = inf.stats();
+        assert.equal(st.streamedLists, 0, `refused, so no streaming list (stats ${JSON.stringify(st)})`);
+        assert.equal(st.lists, 1, 'one paginated list');
+        assert.equal(st.watchErrors, 0, 'the refusal is not a failure to back off from');
+        const names = (await cache.list(V1ConfigMap, { namespace: 'default' })).items.map((o) => o.metadata?.name);
+        assert.deepEqual(
+          names.filter((n) => n?.startsWith('paged-')),
+          ['paged-0', 'paged-1', 'paged-2'],
+        );
+        await c.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'paged-3' } });
+        await waitFor('the watch after the paginated list', () =>
+          cache.get(V1ConfigMap, { namespace: 'default', name: 'paged-3' }).catch(() => undefined),
+        );
+      });
+    } finally {
+      await off.stop();
+    }
   });
 
   it('resumes the watch from its resourceVersion after the connection is cut', async () => {
