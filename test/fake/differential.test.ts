@@ -171,7 +171,10 @@ async function runScenario(rest: RestClient, ns: string, run: (s: Run) => Promis
           // (the real server's is its newest, which other writers move).
           if (ev.type !== 'BOOKMARK') events.push({ type: ev.type, object: ev.object });
           else if (isInitialEventsEnd(ev.object))
-            events.push({ type: ev.type, object: { ...ev.object, metadata: { ...ev.object.metadata, resourceVersion: '<bookmark>' } } });
+            events.push({
+              type: ev.type,
+              object: { ...ev.object, metadata: { ...ev.object.metadata, resourceVersion: '<bookmark>' } },
+            });
           lastEvent = Date.now();
         }
       });

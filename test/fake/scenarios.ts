@@ -1305,7 +1305,10 @@ export const SCENARIOS: Scenario[] = [
     name: 'watch: a streaming list without bookmarks sends no end bookmark; sendInitialEvents=false starts now',
     run: async (s) => {
       await s.do('a', 'POST', CM(s.ns), cm('a'));
-      const plain = await s.watch('no bookmarks', CM(s.ns), { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' });
+      const plain = await s.watch('no bookmarks', CM(s.ns), {
+        sendInitialEvents: 'true',
+        resourceVersionMatch: 'NotOlderThan',
+      });
       const none = await s.watch('no initial events', CM(s.ns), { ...STREAM, sendInitialEvents: 'false' });
       await s.do('b', 'POST', CM(s.ns), cm('b'));
       await plain.stop();

@@ -1016,6 +1016,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     const maxBackoff = this.opts.maxBackoffMs ?? 30_000;
     let backoff = initialBackoff;
     let needList = true;
+    /** The next list is paginated even where streaming lists are served (see below). */
+    let pagedOnce = false;
     let healthySince = 0;
     const period = this.opts.resyncPeriodMs ?? 10 * 60 * 60 * 1000;
     let resyncTimer: NodeJS.Timeout | undefined;
@@ -1056,18 +1058,24 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
           }
           if (needList && this.shardMatcher && this.shardMode_ === undefined)
             this.shardMode_ = await this.detectShardMode(round, this.shardMatcher);
-          if (needList && this.watchListServed) {
+          if (needList && this.watchListServed && !pagedOnce) {
             healthySince = Date.now();
             streaming = true;
+            let ended = false;
             try {
               await this.watchOnce(round, true);
+              ended = true;
             } finally {
               if (this.initialEvents?.done) needList = false;
               this.initialEvents = undefined;
             }
+            // A stream that ended before its end bookmark (a server that ignored the request and
+            // sent no bookmark): list in pages this once, as client-go's reflector falls back.
+            if (ended && needList && !round.aborted) pagedOnce = true;
             backoff = initialBackoff;
             continue;
           }
+          pagedOnce = false;
           if (needList) {
             this.lastRV = await this.listAndReplace(round);
             needList = false;

@@ -2,7 +2,8 @@
 // do (the real ones are judged in apiserver.test.ts): one that refuses the shardSelector (as a
 // server of another KEP-5866 syntax would) must fall back to client-side filtering; one that says
 // it filtered (metadata.shardInfo) but sends an object outside the shard must not get it cached.
-// The server is a local HTTP one that records every query.
+// The server is a local HTTP one that records every query; it serves no streaming lists (it
+// refuses sendInitialEvents as a server with the WatchList gate off does), so the informer lists.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -49,6 +50,16 @@ before(async () => {
     queries.push(q);
     const json = (status: number, body: unknown) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    // No streaming lists: refused as kube-apiserver refuses them with the WatchList gate off.
+    if (q.has('sendInitialEvents'))
+      return json(422, {
+        kind: 'Status',
+        status: 'Failure',
+        code: 422,
+        reason: 'Invalid',
+        message:
+          'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+      });
     if (q.get('watch') === 'true') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.flushHeaders();
@@ -103,8 +114,8 @@ async function run(): Promise<{ informer: SharedInformer; lines: Record<string, 
   const ac = new AbortController();
   const done = informer.run(ac.signal);
   assert.equal(await informer.waitForSync(), true);
-  // Let the watch request arrive before stopping.
-  for (let i = 0; i < 100 && !queries.some((q) => q.get('watch') === 'true'); i++)
+  // Let the watch request arrive before stopping (not the refused streaming list).
+  for (let i = 0; i < 100 && !queries.some((q) => q.get('watch') === 'true' && !q.has('sendInitialEvents')); i++)
     await new Promise((r) => setTimeout(r, 10));
   ac.abort();
   await done;
