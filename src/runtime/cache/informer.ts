@@ -311,6 +311,8 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private watchListServed: boolean;
   /** While a streaming list runs: the keys its initial events named, and whether its end bookmark came. */
   private initialEvents?: { seen: Set<string>; done: boolean; initial: boolean };
+  /** Whether the last streaming list's initial events ended (set when its stream ends). */
+  private streamListed = false;
 
   constructor(
     private readonly rest: RestClient,
@@ -1008,6 +1010,29 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     }
   }
 
+  /** A shard with no ranges: nothing to hold, nothing to ask the server for; waits for ranges. */
+  private async holdNothing(round: AbortSignal): Promise<void> {
+    for (const key of [...this.entries.keys()]) this.remove(key, undefined, false, false);
+    this.markSynced();
+    await sleep(2 ** 31 - 1, round);
+  }
+
+  /**
+   * One streaming list, going on as the watch until it ends or fails; `streamListed` says
+   * afterwards whether its initial events ended (the state is then held: watch on from lastRV).
+   * 'ended-early': the stream ended before its end bookmark (a server that ignored the request
+   * and sent no bookmark); the next list is paginated, as client-go's reflector falls back.
+   */
+  private async streamList(round: AbortSignal): Promise<'ended' | 'ended-early'> {
+    try {
+      await this.watchOnce(round, true);
+    } finally {
+      this.streamListed = this.initialEvents?.done === true;
+      this.initialEvents = undefined;
+    }
+    return this.streamListed || round.aborted ? 'ended' : 'ended-early';
+  }
+
   /** Runs the list/watch loop until `signal` aborts. Never rejects; failures are logged and retried. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new Error(`kubeforge/runtime: informer for ${this.resource.kind} already running`);
@@ -1049,10 +1074,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
         }
         try {
           if (this.shardMatcher && this.shardMatcher.ranges.length === 0) {
-            // No ranges: nothing to hold, nothing to ask the server for; wait for ranges.
-            for (const key of [...this.entries.keys()]) this.remove(key, undefined, false, false);
-            this.markSynced();
-            await sleep(2 ** 31 - 1, round);
+            await this.holdNothing(round);
             needList = true;
             continue;
           }
@@ -1061,17 +1083,11 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
           if (needList && this.watchListServed && !pagedOnce) {
             healthySince = Date.now();
             streaming = true;
-            let ended = false;
             try {
-              await this.watchOnce(round, true);
-              ended = true;
+              pagedOnce = (await this.streamList(round)) === 'ended-early';
             } finally {
-              if (this.initialEvents?.done) needList = false;
-              this.initialEvents = undefined;
+              if (this.streamListed) needList = false;
             }
-            // A stream that ended before its end bookmark (a server that ignored the request and
-            // sent no bookmark): list in pages this once, as client-go's reflector falls back.
-            if (ended && needList && !round.aborted) pagedOnce = true;
             backoff = initialBackoff;
             continue;
           }
