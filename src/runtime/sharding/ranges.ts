@@ -111,8 +111,21 @@ export class ShardMatcher {
   /** Whether a key (a uid or a namespace) hashes into the ranges. */
   containsKey(key: string): boolean {
     const h = fnv1a64Hex(key);
-    for (const [start, end] of this.bounds) if (h >= start && (end.length > 16 || h < end)) return true;
-    return false;
+    // The ranges are sorted and disjoint: the only candidate is the last one starting at or
+    // below the hash (a binary search; a member holds about a hundred ranges).
+    let lo = 0;
+    let hi = this.bounds.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.bounds[mid][0] <= h) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (at < 0) return false;
+    const end = this.bounds[at][1];
+    return end.length > 16 || h < end;
   }
 
   /** Whether the object belongs to the shard (an object without a uid hashes the empty string, as the server does). */

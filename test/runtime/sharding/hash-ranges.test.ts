@@ -110,6 +110,35 @@ describe('hash ranges and the shardSelector text', () => {
       assert.equal(full.containsKey(uid), true);
       assert.equal(some.containsKey(uid), rangesContain(ranges, fnv1a64(uid)), uid);
     }
+    // Among many ranges (a ring member's hundred or so), the bounds still hold.
+    const around = (ranges: { start: bigint; end: bigint }[]) =>
+      new ShardMatcher({ field: 'namespace', ranges }).containsKey('default');
+    assert.equal(
+      around([
+        { start: 0n, end: h },
+        { start: h + 1n, end: HASH_SPACE_END },
+      ]),
+      false,
+      'between two ranges',
+    );
+    assert.equal(
+      around([
+        { start: 0n, end: h - 5n },
+        { start: h, end: h + 1n },
+        { start: h + 10n, end: HASH_SPACE_END },
+      ]),
+      true,
+      'a one-hash range among others',
+    );
+    const ring = assignRanges(['a', 'b', 'c', 'd']);
+    for (const [member, mine] of ring) {
+      assert.ok(mine.length > 50, `${member} holds ${mine.length} ranges`);
+      const matcher = new ShardMatcher({ field: 'uid', ranges: mine });
+      for (let i = 0; i < 500; i++) {
+        const uid = randomUUID();
+        assert.equal(matcher.containsKey(uid), rangesContain(mine, fnv1a64(uid)), `${member}: ${uid}`);
+      }
+    }
   });
 });
 
