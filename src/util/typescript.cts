@@ -63,6 +63,7 @@ function loadWithCodeCache(module: { exports: unknown }, filename: string, dir: 
         const tmp = `${file}.${process.pid}.tmp`;
         fs.writeFileSync(tmp, script.createCachedData());
         fs.renameSync(tmp, file);
+        pruneCodeCaches(dir);
       } catch {
         // A read-only or full cache folder: the next run compiles again.
       }
@@ -77,6 +78,20 @@ function loadWithCodeCache(module: { exports: unknown }, filename: string, dir: 
     filename,
     path.dirname(filename),
   );
+}
+
+/**
+ * Keeps the three newest caches of typescript.js: every install of it (each `npm ci` gives the
+ * file another mtime) makes a new one of about 3 MB, and nothing else ever removes the old ones.
+ * Three, so that two projects' installs used in turn keep theirs.
+ */
+function pruneCodeCaches(dir: string): void {
+  const caches = fs
+    .readdirSync(dir)
+    .filter((f) => /^typescript-.*\.bin$/.test(f))
+    .map((f) => ({ f, t: fs.statSync(path.join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.t - a.t);
+  for (const { f } of caches.slice(3)) fs.rmSync(path.join(dir, f), { force: true });
 }
 
 /** Loads typescript.js from the code cache while it is required; returns the undo. */

@@ -1,8 +1,9 @@
 // The TypeScript compiler API is loaded once with V8's code cache: written by the first process,
-// used by the next, rejected (and written again) when it does not fit; the API is the same.
+// used by the next, rejected (and written again) when it does not fit; the API is the same; the
+// caches of older installs are pruned.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -33,6 +34,27 @@ describe('typescript.js through the V8 code cache', () => {
       assert.deepEqual(load(cache), ['rejected', 'ClassDeclaration']);
       assert.deepEqual(load(cache), ['from-cache', 'ClassDeclaration'], 'the rejected cache was written again');
       assert.deepEqual(load(cache, { KUBEFORGE_NO_CODE_CACHE: '1' }), ['off', 'ClassDeclaration']);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the three newest caches when it writes one (other installs' caches are not kept forever)", () => {
+    const cache = mkdtempSync(join(tmpdir(), 'kf-v8-'));
+    try {
+      const dir = join(cache, 'kubeforge/v8');
+      mkdirSync(dir, { recursive: true });
+      const others = [0, 1, 2, 3].map((i) => `typescript-0-x-${i}-0.bin`);
+      others.forEach((f, i) => {
+        writeFileSync(join(dir, f), 'an older install');
+        utimesSync(join(dir, f), new Date(1_000_000 + i * 1000), new Date(1_000_000 + i * 1000));
+      });
+      writeFileSync(join(dir, 'unrelated.bin'), 'not ours');
+      assert.deepEqual(load(cache), ['compiled', 'ClassDeclaration']);
+      const left = readdirSync(dir).sort();
+      const mine = left.filter((f) => f.startsWith('typescript-') && !others.includes(f));
+      assert.equal(mine.length, 1, left.join(', '));
+      assert.deepEqual(left, [...mine, others[2], others[3], 'unrelated.bin'].sort());
     } finally {
       rmSync(cache, { recursive: true, force: true });
     }
