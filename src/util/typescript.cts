@@ -17,7 +17,8 @@
  * the first run keeps V8's compiled code for it in `$XDG_CACHE_HOME/kubeforge/v8/` (written when
  * the process exits, so it holds the functions the analysis used), and later runs start from it.
  * The cache file is named by V8's version and the size and time of typescript.js; V8 rejects a
- * cache that does not fit, and it is then written again. Any failure to read or write it only
+ * cache that does not fit, and it is then written again; writing one keeps only the three newest
+ * (each install of typescript.js makes another). Any failure to read or write it only
  * costs the time it would have saved. `KUBEFORGE_NO_CODE_CACHE=1` turns it off.
  */
 import Module = require('node:module');
