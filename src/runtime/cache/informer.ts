@@ -309,9 +309,9 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private shardDropped = 0;
   /** False once the server refused a streaming list (see `watchList`); lists are paginated from then on. */
   private watchListServed: boolean;
-  /** While a streaming list runs: the keys its initial events named, and whether its end bookmark came. */
-  private initialEvents?: { seen: Set<string>; done: boolean; initial: boolean };
-  /** Whether the last streaming list's initial events ended (set when its stream ends). */
+  /** While a streaming list's initial events arrive: the keys they named, and `initial` for the handlers. */
+  private initialEvents?: { seen: Set<string>; initial: boolean };
+  /** Whether the current (or last) streaming list's initial events ended with their bookmark. */
   private streamListed = false;
 
   constructor(
@@ -862,7 +862,10 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private async watchOnce(signal: AbortSignal, streamList = false): Promise<void> {
     this.stats_.watches++;
     const timeoutSeconds = 300 + Math.floor(Math.random() * 300);
-    if (streamList) this.initialEvents = { seen: new Set(), done: false, initial: !this.synced };
+    if (streamList) {
+      this.initialEvents = { seen: new Set(), initial: !this.synced };
+      this.streamListed = false;
+    }
     const { res, req } = await this.rest.stream(this.collectionPath(), {
       query: {
         watch: 'true',
@@ -939,7 +942,7 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   private handleWatchLine(line: string): void {
     const ev = JSON.parse(line) as { type: string; object: KubernetesObject & { code?: number; reason?: string } };
     this.stats_.events++;
-    const listing = this.initialEvents && !this.initialEvents.done ? this.initialEvents : undefined;
+    const listing = this.initialEvents;
     switch (ev.type) {
       case 'ADDED':
       case 'MODIFIED':
@@ -985,8 +988,9 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
   }
 
   /** The end of a streaming list's initial state: what it did not name is gone (as after a list). */
-  private endInitialEvents(listing: { seen: Set<string>; done: boolean }): void {
-    listing.done = true;
+  private endInitialEvents(listing: { seen: Set<string> }): void {
+    this.initialEvents = undefined;
+    this.streamListed = true;
     for (const key of [...this.entries.keys()]) if (!listing.seen.has(key)) this.remove(key, undefined, true);
     this.notServed = undefined;
     this.markSynced();
@@ -1027,7 +1031,6 @@ export class SharedInformer<T extends KubernetesObject = KubernetesObject> imple
     try {
       await this.watchOnce(round, true);
     } finally {
-      this.streamListed = this.initialEvents?.done === true;
       this.initialEvents = undefined;
     }
     return this.streamListed || round.aborted ? 'ended' : 'ended-early';

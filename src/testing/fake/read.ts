@@ -192,24 +192,16 @@ export class Reader {
       );
     const deliver = this.deliverer(r, namespace, sel, write);
     let backlog: StoredEvent[] = [];
-    if (sendInitialEvents) {
-      // A streaming list: the state now (not older than the resourceVersion asked for), then, when
-      // bookmarks are allowed, the bookmark that ends it, at the state's resourceVersion.
+    const noResourceVersion = rvParam === '' || rvParam === '0';
+    // What exists is sent first for a streaming list (the state now, not older than the
+    // resourceVersion asked for) and for a plain watch from no resourceVersion; a streaming list
+    // then sends, when bookmarks are allowed, the bookmark that ends it. sendInitialEvents=false
+    // from no resourceVersion starts now, with nothing.
+    if (sendInitialEvents ?? noResourceVersion) {
       for (const o of this.store.all(r, namespace)) if (matches(o, sel)) write('ADDED', o);
-      if (q.get('allowWatchBookmarks') === 'true')
-        write('BOOKMARK', {
-          kind: r.kind,
-          apiVersion: apiVersionOf(r),
-          metadata: {
-            resourceVersion: String(this.store.currentRV()),
-            annotations: { 'k8s.io/initial-events-end': 'true' },
-          },
-        });
-    } else if (sendInitialEvents === false && (rvParam === '' || rvParam === '0')) {
-      // Asked for no initial events and no resourceVersion: from now on.
-    } else if (rvParam === '' || rvParam === '0') {
-      for (const o of this.store.all(r, namespace)) if (matches(o, sel)) write('ADDED', o);
-    } else {
+      if (sendInitialEvents && q.get('allowWatchBookmarks') === 'true')
+        write('BOOKMARK', this.bookmark(r, { 'k8s.io/initial-events-end': 'true' }));
+    } else if (!noResourceVersion) {
       const from = Number(rvParam);
       if (!Number.isFinite(from) || from < this.store.oldestRV()) {
         write('ERROR', {
@@ -264,6 +256,13 @@ export class Reader {
     };
   }
 
+  /** A bookmark at the store's current resourceVersion. */
+  private bookmark(r: Resource, annotations?: Record<string, string>): Obj {
+    const metadata: Obj = { resourceVersion: String(this.store.currentRV()) };
+    if (annotations) metadata.annotations = annotations;
+    return { kind: r.kind, apiVersion: apiVersionOf(r), metadata };
+  }
+
   /** A watch after its backlog: new events, its timeout, bookmarks when asked; all undone when it closes. */
   private follow(
     res: http.ServerResponse,
@@ -278,15 +277,7 @@ export class Reader {
     timer?.unref();
     const bookmarks =
       q.get('allowWatchBookmarks') === 'true'
-        ? setInterval(
-            () =>
-              write('BOOKMARK', {
-                kind: r.kind,
-                apiVersion: apiVersionOf(r),
-                metadata: { resourceVersion: String(this.store.currentRV()) },
-              }),
-            1000,
-          )
+        ? setInterval(() => write('BOOKMARK', this.bookmark(r)), 1000)
         : undefined;
     bookmarks?.unref();
     res.on('close', () => {
